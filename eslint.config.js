@@ -1,0 +1,3 @@
+import { config } from "@handoff/eslint-config";
+
+export default config(import.meta.dirname);

@@ -1,0 +1,57 @@
+// Shared flat config: type-aware strict rules for protocol code, where a floating promise or an
+// unchecked index is a real bug class, plus an import-cycle check across the whole workspace.
+import js from "@eslint/js";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+import { importX } from "eslint-plugin-import-x";
+import { defineConfig } from "eslint/config";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+/**
+ * Builds the project's flat config.
+ * @param {string} tsconfigRootDir directory holding the tsconfig.json that covers the linted files
+ */
+export function config(tsconfigRootDir) {
+  return defineConfig(
+    {
+      ignores: ["**/dist/**", "**/node_modules/**", "**/coverage/**", "**/*.bundled_*.mjs", "**/.turbo/**"],
+    },
+    js.configs.recommended,
+    tseslint.configs.strictTypeChecked,
+    tseslint.configs.stylisticTypeChecked,
+    {
+      languageOptions: {
+        globals: { ...globals.node },
+        parserOptions: { projectService: true, tsconfigRootDir },
+      },
+      plugins: { "import-x": importX },
+      settings: {
+        // no-cycle parses each imported file itself; it needs to know which parser reads .ts.
+        "import-x/extensions": [".ts", ".js"],
+        "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
+        "import-x/resolver-next": [
+          createTypeScriptImportResolver({
+            alwaysTryTypes: true,
+            conditionNames: ["@handoff/source", "types", "import", "node", "default"],
+          }),
+        ],
+      },
+      rules: {
+        "@typescript-eslint/consistent-type-imports": "error",
+        "@typescript-eslint/switch-exhaustiveness-check": [
+          "error",
+          { considerDefaultExhaustiveForUnions: false, requireDefaultForNonUnion: false },
+        ],
+        "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true }],
+        "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+        "import-x/no-cycle": "error",
+        "import-x/no-self-import": "error",
+        eqeqeq: ["error", "always"],
+      },
+    },
+    {
+      files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
+      extends: [tseslint.configs.disableTypeChecked],
+    },
+  );
+}

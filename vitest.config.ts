@@ -1,0 +1,33 @@
+import { readdirSync } from "node:fs";
+import { defineConfig } from "vitest/config";
+
+// One inline project per package and app, so `vitest run` is one process and
+// `vitest run --project seqlog` runs one. Paths are built from this file's URL
+// because vitest walks up to this config from any package directory.
+const groups = ["packages", "apps"] as const;
+const projects = groups.flatMap((group) => {
+  const dir = new URL(`./${group}/`, import.meta.url);
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => ({
+      extends: true as const,
+      test: { name: entry.name, root: new URL(`./${entry.name}/`, dir).pathname },
+    }));
+});
+
+// Source-first: workspace packages resolve to their TypeScript sources, no build needed.
+const conditions = ["@handoff/source", "import", "module", "node", "default"];
+
+export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
+  test: {
+    projects,
+    include: ["src/**/*.test.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    reporters: process.env["HANDOFF_TEST_REPORT"]
+      ? ["default", ["json", { outputFile: process.env["HANDOFF_TEST_REPORT"] }]]
+      : ["default"],
+  },
+});
