@@ -1,1 +1,27 @@
-export {};
+/**
+ * @handoff/seqlog: the vocabulary both protocol cores share — sequence numbers, generations and
+ * fences, range sets, bounded sequenced queues, and segment cursors.
+ * @module
+ */
+export { ManualClock, type Clock } from "./clock.js";
+export {
+  Fence,
+  GENERATIONS_PER_MS,
+  GenerationAllocator,
+  GenerationExhaustedError,
+  StaleFenceError,
+  type GenerationSeed,
+} from "./generation.js";
+export { Deque } from "./deque.js";
+export { RangeSet, type SeqRange } from "./range-set.js";
+export {
+  SeqQueue,
+  type Cleared,
+  type PushRefusal,
+  type PushResult,
+  type QueueEntry,
+  type QueueLimits,
+  type RequeueResult,
+  type SeqQueueOptions,
+} from "./seq-queue.js";
+export { MAX_SEQ, SeqCounter, SeqRangeError, checkSeq, isSeq } from "./seq.js";
