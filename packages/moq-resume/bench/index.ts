@@ -1,2 +1,5 @@
-// Benchmarks for @handoff/moq-resume land with the code they measure.
-console.log("@handoff/moq-resume: no benchmarks yet");
+// Benchmarks for @handoff/moq-resume; each part prints its own figures.
+import { benchLite } from "./lite.js";
+
+console.log("@handoff/moq-resume");
+await benchLite();

@@ -1,0 +1,140 @@
+import { encodeError, malformed } from "./errors.js";
+import type { LiteLimits } from "./limits.js";
+import { writePath } from "./path.js";
+import type { BodyReader } from "./reader.js";
+import { type LiteVersion, LITE_03, hasHopIds, hasTrackStream, isLegacy, unreachable, versionError } from "./version.js";
+import type { ByteWriter } from "./writer.js";
+
+/**
+ * ANNOUNCE_REQUEST (formerly ANNOUNCE_PLEASE / ANNOUNCE_INTEREST): the subscriber asks for the
+ * broadcasts under `prefix`. `excludeHop` is on the wire in lite-04/05 only (0 elsewhere).
+ */
+export interface AnnounceRequest {
+  readonly type: "announce_request";
+  readonly prefix: string;
+  readonly excludeHop: number;
+}
+
+/** ANNOUNCE_INIT (lite-01/02): the initial set of active suffixes. */
+export interface AnnounceInit {
+  readonly type: "announce_init";
+  readonly suffixes: readonly string[];
+}
+
+/**
+ * ANNOUNCE_OK (lite-05): the publisher's hop id (the implicit last hop of every later
+ * announce) and how many of the following announces form the initial set.
+ */
+export interface AnnounceOk {
+  readonly type: "announce_ok";
+  readonly hopId: number;
+  readonly activeCount: number;
+}
+
+/** Announce status byte: 0 ended, 1 active, 2 restart (lite-05). */
+export type AnnounceStatus = "ended" | "active" | "restart";
+
+/**
+ * ANNOUNCE_BROADCAST: a broadcast under the requested prefix became active or ended.
+ * `hops` is empty on lite-01/02; on lite-03 only the count travels and the ids decode as 0
+ * (unknown), as in the reference; lite-04/05 carry the ids.
+ */
+export interface Announce {
+  readonly type: "announce";
+  readonly status: AnnounceStatus;
+  readonly suffix: string;
+  readonly hops: readonly number[];
+}
+
+/** Encodes ANNOUNCE_REQUEST (size-prefixed). */
+export function writeAnnounceRequest(w: ByteWriter, msg: AnnounceRequest, version: LiteVersion, limits: LiteLimits): void {
+  w.sized(() => {
+    writePath(w, msg.prefix, limits);
+    if (hasHopIds(version)) w.varint(msg.excludeHop, "excludeHop");
+  });
+}
+
+/** Decodes an ANNOUNCE_REQUEST body. */
+export function readAnnounceRequest(r: BodyReader, version: LiteVersion): AnnounceRequest {
+  const prefix = r.path();
+  const excludeHop = hasHopIds(version) ? r.varint() : 0;
+  return { type: "announce_request", prefix, excludeHop };
+}
+
+/** Encodes ANNOUNCE_INIT (size-prefixed, lite-01/02 only). */
+export function writeAnnounceInit(w: ByteWriter, msg: AnnounceInit, version: LiteVersion, limits: LiteLimits): void {
+  if (!isLegacy(version)) throw versionError("ANNOUNCE_INIT", version, true);
+  w.sized(() => {
+    w.varint(msg.suffixes.length);
+    for (const suffix of msg.suffixes) writePath(w, suffix, limits);
+  });
+}
+
+/** Decodes an ANNOUNCE_INIT body. */
+export function readAnnounceInit(r: BodyReader, version: LiteVersion, limits: LiteLimits): AnnounceInit {
+  if (!isLegacy(version)) throw versionError("ANNOUNCE_INIT", version, false);
+  const count = r.count(limits.maxListEntries, "announce init");
+  const suffixes: string[] = [];
+  for (let i = 0; i < count; i++) suffixes.push(r.path());
+  return { type: "announce_init", suffixes };
+}
+
+/** Encodes ANNOUNCE_OK (size-prefixed, lite-05 only). */
+export function writeAnnounceOk(w: ByteWriter, msg: AnnounceOk, version: LiteVersion): void {
+  if (!hasTrackStream(version)) throw versionError("ANNOUNCE_OK", version, true);
+  w.sized(() => w.varint(msg.hopId, "hopId").varint(msg.activeCount, "activeCount"));
+}
+
+/** Decodes an ANNOUNCE_OK body. */
+export function readAnnounceOk(r: BodyReader, version: LiteVersion): AnnounceOk {
+  if (!hasTrackStream(version)) throw versionError("ANNOUNCE_OK", version, false);
+  const hopId = r.varint();
+  const activeCount = r.varint();
+  return { type: "announce_ok", hopId, activeCount };
+}
+
+function statusByte(status: AnnounceStatus, version: LiteVersion): number {
+  switch (status) {
+    case "ended":
+      return 0;
+    case "active":
+      return 1;
+    case "restart":
+      if (!hasTrackStream(version)) throw versionError("announce restart status", version, true);
+      return 2;
+    default:
+      return unreachable(status);
+  }
+}
+
+/** Encodes ANNOUNCE_BROADCAST (size-prefixed). */
+export function writeAnnounce(w: ByteWriter, msg: Announce, version: LiteVersion, limits: LiteLimits): void {
+  const status = statusByte(msg.status, version);
+  if (msg.hops.length > limits.maxHops) throw encodeError("too_many", `more than ${limits.maxHops} hops`);
+  w.sized(() => {
+    w.u8(status);
+    writePath(w, msg.suffix, limits);
+    if (isLegacy(version)) return;
+    w.varint(msg.hops.length);
+    if (version === LITE_03) return;
+    for (const hop of msg.hops) w.varint(hop, "hop id");
+  });
+}
+
+/** Decodes an ANNOUNCE_BROADCAST body. */
+export function readAnnounce(r: BodyReader, version: LiteVersion, limits: LiteLimits): Announce {
+  const raw = r.u8();
+  let status: AnnounceStatus;
+  if (raw === 0) status = "ended";
+  else if (raw === 1) status = "active";
+  else if (raw === 2 && hasTrackStream(version)) status = "restart";
+  else throw malformed("invalid_value", `invalid announce status ${raw}`);
+  const suffix = r.path();
+  const hops: number[] = [];
+  if (!isLegacy(version)) {
+    const count = r.varint();
+    if (count > limits.maxHops) throw malformed("too_many", `${count} hops exceed the limit of ${limits.maxHops}`);
+    for (let i = 0; i < count; i++) hops.push(version === LITE_03 ? 0 : r.varint());
+  }
+  return { type: "announce", status, suffix, hops };
+}
