@@ -25,3 +25,19 @@ export {
   type SeqQueueOptions,
 } from "./seq-queue.js";
 export { MAX_SEQ, SeqCounter, SeqRangeError, checkSeq, isSeq } from "./seq.js";
+export {
+  SegmentBoundsError,
+  SegmentCursor,
+  SegmentList,
+  segmentCovers,
+  segmentProduced,
+  type ArrivalEntry,
+  type CursorOrder,
+  type CursorStep,
+  type Segment,
+  type SegmentCursorOptions,
+  type SegmentItem,
+  type SegmentKind,
+  type SegmentSource,
+  type SwitchOptions,
+} from "./segments.js";

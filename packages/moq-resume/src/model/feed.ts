@@ -1,0 +1,39 @@
+/**
+ * What a track reader reads from: a segment list of group sources, plus the producer's terminal
+ * state and a way to be woken. A plain track is a one-segment feed; a resumed track is a feed
+ * whose segments change on takeovers and parks.
+ * @module
+ */
+import type { SegmentList, SegmentSource } from "@handoff/seqlog";
+import type { Group } from "./group.js";
+import type { TrackInfo } from "./info.js";
+
+/** How a track producer ended. */
+export type TrackTerminal =
+  | { readonly kind: "finished" }
+  | { readonly kind: "aborted"; readonly reason: number }
+  | { readonly kind: "dropped" };
+
+/** A reader's preferences, as the feed needs them to compute upstream demand. */
+export interface ReaderPrefs {
+  /** Explicit start floor; undefined for the live edge. */
+  readonly start: number | undefined;
+  /** Inclusive end cap; undefined for none. */
+  readonly end: number | undefined;
+}
+
+/** The source of a track reader. */
+export interface ReaderFeed<S extends SegmentSource<Group>> {
+  /** The segments groups come from. */
+  readonly list: SegmentList<S, Group>;
+  /** The track info. */
+  readonly info: TrackInfo;
+  /** How the producer ended, once it has. */
+  terminal(): TrackTerminal | undefined;
+  /** Every copy of group `sequence` the segments hold, newest segment first. */
+  holders(sequence: number): Group[];
+  /** Registers a wake-up callback; returns its removal. */
+  watch(listener: () => void): () => void;
+  /** A reader starts (counts towards idleness); returns its detach function. */
+  attach(prefs: () => ReaderPrefs): () => void;
+}

@@ -1,0 +1,100 @@
+/**
+ * Reads one group's frames for one reader, across every copy that holds it. A takeover that lands
+ * mid-group continues the group in the next copy: the reader keeps its frame position and reads
+ * on from whichever copy has the next frame, so it gets each frame once.
+ * @module
+ */
+import type { SegmentSource } from "@handoff/seqlog";
+import type { ReaderFeed } from "./feed.js";
+import type { Group } from "./group.js";
+
+/** What {@link GroupReader.readFrame} yields. */
+export type FrameEvent =
+  | { readonly kind: "frame"; readonly index: number; readonly payload: Uint8Array }
+  /** Frames `[from, to]` are gone from every copy (the head was missed); reading goes on after. */
+  | { readonly kind: "gap"; readonly from: number; readonly to: number }
+  | { readonly kind: "pending" }
+  | { readonly kind: "end" }
+  /** The rest of the group is gone (evicted, aborted, or its track ended without it). */
+  | { readonly kind: "lost" };
+
+/** One reader's view of one group. */
+export class GroupReader {
+  /** The group's sequence number. */
+  readonly sequence: number;
+  #current: Group;
+  #next: number;
+  #done: "end" | "lost" | undefined;
+  readonly #feed: ReaderFeed<SegmentSource<Group>>;
+
+  constructor(group: Group, feed: ReaderFeed<SegmentSource<Group>>) {
+    this.sequence = group.sequence;
+    this.#current = group;
+    this.#next = 0;
+    this.#feed = feed;
+  }
+
+  /** Index of the next frame this reader will get. */
+  get position(): number {
+    return this.#next;
+  }
+
+  /** The next frame, or why there is none now. */
+  readFrame(): FrameEvent {
+    if (this.#done !== undefined) return { kind: this.#done };
+    // Fast path: the copy being read has the next frame (the common case, no takeover).
+    const next = this.#current.frame(this.#next);
+    if (next !== undefined) {
+      const index = this.#next;
+      this.#next += 1;
+      return { kind: "frame", index, payload: next };
+    }
+    if (this.#current.finished && this.#current.frameEnd <= this.#next) return this.#finish("end");
+    const copies = this.#copies();
+    for (const copy of copies) {
+      const payload = copy.frame(this.#next);
+      if (payload !== undefined) {
+        this.#current = copy;
+        const index = this.#next;
+        this.#next += 1;
+        return { kind: "frame", index, payload };
+      }
+    }
+    for (const copy of copies) {
+      if (copy.finished && copy.frameEnd <= this.#next) return this.#finish("end");
+    }
+    let resume: number | undefined;
+    for (const copy of copies) {
+      if (!copy.lost && copy.base > this.#next && copy.frameEnd > copy.base) {
+        if (resume === undefined || copy.base < resume) resume = copy.base;
+      }
+    }
+    if (resume !== undefined && !this.#headMayCome(copies)) {
+      const from = this.#next;
+      this.#next = resume;
+      return { kind: "gap", from, to: resume - 1 };
+    }
+    if (copies.some((copy) => !copy.sealed)) return { kind: "pending" };
+    // Every copy stopped short. A resumed track stalls for the continuation a takeover brings;
+    // once the track itself ended (or nothing holds the group any more) the rest is lost.
+    if (copies.every((copy) => copy.lost) || this.#feed.terminal() !== undefined) return this.#finish("lost");
+    return { kind: "pending" };
+  }
+
+  /** Every copy that may hold frames of this group: the one being read first. */
+  #copies(): Group[] {
+    const copies = [this.#current];
+    for (const holder of this.#feed.holders(this.sequence)) if (holder !== this.#current) copies.push(holder);
+    return copies;
+  }
+
+  /** True when some live copy that starts at or below the position is still open. */
+  #headMayCome(copies: readonly Group[]): boolean {
+    return copies.some((copy) => !copy.sealed && copy.base <= this.#next && copy.frameEnd === this.#next);
+  }
+
+  #finish(kind: "end" | "lost"): FrameEvent {
+    this.#done = kind;
+    return { kind };
+  }
+}

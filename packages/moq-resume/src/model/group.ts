@@ -1,0 +1,125 @@
+/**
+ * A group: a sequence number and an append-only list of frames. A copy of a group may start past
+ * frame 0 (`base`), when its upstream joined mid-group; frame indexes are the group's own, so two
+ * copies of one group agree on which frame is which.
+ * @module
+ */
+import type { SegmentItem } from "@handoff/seqlog";
+import { ClosedError } from "./errors.js";
+
+/** Lifecycle of a group. `evicted` and `aborted` mean its frames are gone. */
+export type GroupState = "open" | "finished" | "aborted" | "evicted";
+
+/** Options of a new group. */
+export interface GroupOptions {
+  /** Index of the first frame this copy holds (default 0). */
+  readonly firstFrame?: number;
+  /** Creation time in ms (from the track's clock), for age-based eviction. */
+  readonly createdAt?: number;
+}
+
+/** A group producer, and the shared state its readers read. */
+export class Group implements SegmentItem {
+  /** The group's sequence number. */
+  readonly sequence: number;
+  /** Index of the first frame this copy holds. */
+  readonly base: number;
+  /** When the group was created (ms). */
+  readonly createdAt: number;
+  #frames: Uint8Array[] = [];
+  #state: GroupState = "open";
+  #sealed = false;
+  readonly #notify: () => void;
+
+  /** @param notify called on every change, so readers can be woken */
+  constructor(sequence: number, options: GroupOptions = {}, notify: () => void = noop) {
+    this.sequence = sequence;
+    this.base = options.firstFrame ?? 0;
+    this.createdAt = options.createdAt ?? 0;
+    this.#notify = notify;
+  }
+
+  /** The lifecycle state. */
+  get state(): GroupState {
+    return this.#state;
+  }
+
+  /** True once the frames are gone (evicted or aborted): readers get an explicit loss. */
+  get lost(): boolean {
+    return this.#state === "evicted" || this.#state === "aborted";
+  }
+
+  /** True once the group is complete. */
+  get finished(): boolean {
+    return this.#state === "finished";
+  }
+
+  /** One past the highest frame index held. */
+  get frameEnd(): number {
+    return this.base + this.#frames.length;
+  }
+
+  /** Bytes of payload held. */
+  get byteLength(): number {
+    let total = 0;
+    for (const frame of this.#frames) total += frame.byteLength;
+    return total;
+  }
+
+  /**
+   * True once no more frames can reach this copy (its track copy ended while the group was
+   * open). The group stays readable: another copy may continue it.
+   */
+  get sealed(): boolean {
+    return this.#sealed || this.#state !== "open";
+  }
+
+  /** Marks that this copy will get no more frames (its upstream went away). */
+  seal(): void {
+    if (this.#sealed) return;
+    this.#sealed = true;
+    this.#notify();
+  }
+
+  /** The frame at `index`, if this copy holds it. */
+  frame(index: number): Uint8Array | undefined {
+    return this.lost ? undefined : this.#frames[index - this.base];
+  }
+
+  /** Appends a frame and returns its index. Throws {@link ClosedError} unless the group is open. */
+  write(payload: Uint8Array): number {
+    if (this.#state !== "open" || this.#sealed) throw new ClosedError(`group ${String(this.sequence)}`);
+    this.#frames.push(payload);
+    this.#notify();
+    return this.frameEnd - 1;
+  }
+
+  /** Marks the group complete. No-op unless open. */
+  finish(): void {
+    this.#close("finished");
+  }
+
+  /** Aborts the group: its frames are dropped and readers are told the rest is lost. */
+  abort(): void {
+    this.#close("aborted");
+  }
+
+  /** Evicts the group from its cache: like abort, but the cause is the cache bound. */
+  evict(): void {
+    if (this.lost) return;
+    this.#state = "evicted";
+    this.#frames = [];
+    this.#notify();
+  }
+
+  #close(state: "finished" | "aborted"): void {
+    if (this.#state !== "open") return;
+    this.#state = state;
+    if (state === "aborted") this.#frames = [];
+    this.#notify();
+  }
+}
+
+function noop(): void {
+  // Groups made outside a track have nobody to wake.
+}

@@ -1,0 +1,200 @@
+/**
+ * A track copy: a named series of groups with a bounded cache, a producer API (create groups,
+ * finish, abort, drop) and readers. It is also a segment source, so a resumed track can splice
+ * several copies together.
+ * @module
+ */
+import { ManualClock, SegmentList, checkSeq, type ArrivalEntry, type Clock, type SegmentSource } from "@handoff/seqlog";
+import { GroupCache, type CacheLimits } from "./cache.js";
+import { ClosedError, DuplicateGroupError } from "./errors.js";
+import type { ReaderFeed, ReaderPrefs, TrackTerminal } from "./feed.js";
+import { Group, type GroupOptions } from "./group.js";
+import { trackInfo, type TrackInfo } from "./info.js";
+import { TrackReader, type ReaderOptions } from "./reader.js";
+import { Watchers } from "./watchers.js";
+
+/** Options of a track. */
+export interface TrackOptions extends CacheLimits {
+  /** Time source for group ages (default: a clock stuck at 0). */
+  readonly clock?: Clock;
+  /** Track info; missing fields get defaults. */
+  readonly info?: Partial<TrackInfo>;
+}
+
+/** A track copy: producer side plus segment source. */
+export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
+  /** The track's name within its broadcast. */
+  readonly name: string;
+  /** The track's info. */
+  readonly info: TrackInfo;
+  readonly #clock: Clock;
+  readonly #cache: GroupCache;
+  readonly #watchers = new Watchers();
+  #terminal: TrackTerminal | undefined;
+  #latest: number | undefined;
+  #list: SegmentList<Track, Group> | undefined;
+  #readers = 0;
+
+  constructor(name: string, options: TrackOptions = {}) {
+    this.name = name;
+    this.info = trackInfo(options.info);
+    this.#clock = options.clock ?? new ManualClock();
+    this.#cache = new GroupCache(options);
+  }
+
+  // --- producer ---
+
+  /**
+   * Creates group `sequence` (groups may arrive in any order). Throws {@link ClosedError} once the
+   * track ended and {@link DuplicateGroupError} if the cache still holds that sequence.
+   */
+  createGroup(sequence: number, options: GroupOptions = {}): Group {
+    checkSeq(sequence, "group sequence");
+    if (this.#terminal !== undefined) throw new ClosedError(`track ${this.name}`);
+    if (this.#cache.get(sequence) !== undefined) throw new DuplicateGroupError(sequence);
+    this.#cache.expire(this.#clock.now());
+    const group = new Group(sequence, { createdAt: this.#clock.now(), ...options }, () => {
+      this.#watchers.notify();
+    });
+    this.#cache.insert(group);
+    if (this.#latest === undefined || sequence > this.#latest) this.#latest = sequence;
+    this.#watchers.notify();
+    return group;
+  }
+
+  /** Creates the group after the newest one (0 for the first). */
+  appendGroup(): Group {
+    return this.createGroup(this.#latest === undefined ? 0 : this.#latest + 1);
+  }
+
+  /** Ends the track cleanly: readers finish once drained. */
+  finish(): void {
+    this.#end({ kind: "finished" });
+  }
+
+  /** Aborts the track with an application reason: readers error once buffered groups are drained. */
+  abort(reason = 0): void {
+    this.#end({ kind: "aborted", reason });
+  }
+
+  /** The producer went away without finishing: readers error (dropped) once drained. */
+  drop(): void {
+    this.#end({ kind: "dropped" });
+  }
+
+  /** Evicts groups older than the age bound; returns how many (their readers are woken). */
+  expire(): number {
+    return this.#cache.expire(this.#clock.now());
+  }
+
+  /** Evicts every group (the copy is being discarded). */
+  clear(): void {
+    this.#cache.clear();
+    this.#watchers.notify();
+  }
+
+  // --- state ---
+
+  /** How the producer ended, once it has. */
+  terminal(): TrackTerminal | undefined {
+    return this.#terminal;
+  }
+
+  /** True once the track ended (no more groups). */
+  get closed(): boolean {
+    return this.#terminal !== undefined;
+  }
+
+  /** The highest sequence ever created. */
+  get latest(): number | undefined {
+    return this.#latest;
+  }
+
+  /** How many groups the cache holds. */
+  get cached(): number {
+    return this.#cache.size;
+  }
+
+  /** The held group `sequence`, if any. */
+  group(sequence: number): Group | undefined {
+    return this.#cache.get(sequence);
+  }
+
+  /** The held groups in arrival order. */
+  groups(): IterableIterator<Group> {
+    return this.#cache.groups();
+  }
+
+  /** How many readers are attached. */
+  get readers(): number {
+    return this.#readers;
+  }
+
+  // --- segment source ---
+
+  /** @inheritdoc */
+  get arrivalStart(): number {
+    return this.#cache.arrivalStart;
+  }
+
+  /** @inheritdoc */
+  get arrivalEnd(): number {
+    return this.#cache.arrivalEnd;
+  }
+
+  /** @inheritdoc */
+  arrival(index: number): ArrivalEntry<Group> | undefined {
+    return this.#cache.arrival(index);
+  }
+
+  /** @inheritdoc */
+  get(sequence: number): Group | undefined {
+    return this.#cache.get(sequence);
+  }
+
+  // --- reader feed ---
+
+  /** A one-segment list over this copy, for plain readers. */
+  get list(): SegmentList<Track, Group> {
+    if (this.#list === undefined) {
+      this.#list = new SegmentList<Track, Group>();
+      this.#list.switch(this, undefined);
+    }
+    return this.#list;
+  }
+
+  /** The copy of `sequence` this track holds, as a one-element list. */
+  holders(sequence: number): Group[] {
+    const group = this.#cache.get(sequence);
+    return group === undefined ? [] : [group];
+  }
+
+  /** Registers a wake-up callback; returns its removal. */
+  watch(listener: () => void): () => void {
+    return this.#watchers.add(listener);
+  }
+
+  /** Counts a reader in; returns its detach. */
+  attach(_prefs: () => ReaderPrefs): () => void {
+    this.#readers += 1;
+    let attached = true;
+    return () => {
+      if (attached) this.#readers -= 1;
+      attached = false;
+    };
+  }
+
+  /** A reader of this track (live edge unless `start` is given). */
+  subscribe(options: ReaderOptions = {}): TrackReader<Track> {
+    return new TrackReader(this, options);
+  }
+
+  #end(terminal: TrackTerminal): void {
+    if (this.#terminal !== undefined) return;
+    this.#terminal = terminal;
+    // Open groups keep their frames (they may drain, or another copy may continue them) but
+    // get no more from this copy. A clean finish leaves in-flight groups to their producers.
+    if (terminal.kind !== "finished") for (const group of this.#cache.groups()) group.seal();
+    this.#watchers.notify();
+  }
+}
