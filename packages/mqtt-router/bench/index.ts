@@ -1,2 +1,7 @@
-// Benchmarks for @handoff/mqtt-router land with the code they measure.
-console.log("@handoff/mqtt-router: no benchmarks yet");
+// Benchmarks for @handoff/mqtt-router: `pnpm --filter @handoff/mqtt-router bench`.
+import { runCodecBench, runUtf8Bench } from "./codec.js";
+import { benchRouter } from "./router.js";
+
+await runUtf8Bench();
+await runCodecBench();
+await benchRouter();

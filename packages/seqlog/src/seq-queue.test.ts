@@ -106,6 +106,17 @@ describe("SeqQueue", () => {
     expect(seqs(q.queued())).toEqual([10]);
   });
 
+  it("restores entries past a bound when told they were admitted once already", () => {
+    const q = new SeqQueue<string>({ nextSeq: 10, limits: { maxCount: 1 } });
+    const entries = [
+      { seq: 1, value: "a", bytes: 1 },
+      { seq: 2, value: "b", bytes: 1 },
+    ];
+    expect(q.requeueFront(entries, { allowOverLimit: true })).toEqual({ ok: true });
+    expect(seqs(q.queued())).toEqual([1, 2]);
+    expect(q.pushBack("c", 1)).toEqual({ ok: false, reason: "count" });
+  });
+
   it("discards everything on clear and moves to the next epoch", () => {
     const q = new SeqQueue<string>({ epoch: 3 });
     q.pushBack("a", 1);

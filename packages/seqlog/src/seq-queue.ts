@@ -186,9 +186,12 @@ export class SeqQueue<T> {
    * Restores entries that belong before the current head (e.g. persisted in-flight messages after
    * a restart). They must be in increasing order, below every held entry's number and below
    * {@link SeqQueue.nextSeq}; a violation is a programming error and throws. All or nothing: if
-   * they would pass a bound, nothing is restored and the reason is returned.
+   * they would pass a bound, nothing is restored and the reason is returned — unless
+   * `allowOverLimit` is set, for entries that were admitted under the bound once already (a
+   * restart must not lose acknowledged data because a limit was lowered); later pushes are then
+   * refused until the queue is back under its bounds.
    */
-  requeueFront(entries: readonly QueueEntry<T>[]): RequeueResult {
+  requeueFront(entries: readonly QueueEntry<T>[], options: { readonly allowOverLimit?: boolean } = {}): RequeueResult {
     let previous = -1;
     let lowestHeld = Math.min(this.#queued.peekFront()?.seq ?? Number.POSITIVE_INFINITY, this.nextSeq);
     for (const seq of this.#inflight.keys()) lowestHeld = Math.min(lowestHeld, seq);
@@ -201,7 +204,7 @@ export class SeqQueue<T> {
       previous = entry.seq;
       bytes += entry.bytes;
     }
-    const reason = this.#refusal(entries.length, bytes);
+    const reason = options.allowOverLimit === true ? undefined : this.#refusal(entries.length, bytes);
     if (reason !== undefined) return { ok: false, reason };
     for (let i = entries.length - 1; i >= 0; i--) {
       const entry = entries[i];

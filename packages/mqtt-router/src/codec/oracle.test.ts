@@ -1,0 +1,34 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { anyPacket } from "./arbitraries.test-helpers.js";
+import { decodePacket } from "./decode.js";
+import { encodePacket } from "./encode.js";
+import { fromOracle, normalizeForOracle, oracleCanGenerate, oracleCanParse, oracleGenerate, oracleParse } from "./mqtt-packet-oracle.test-helpers.js";
+import type { ProtocolVersion } from "./packet.js";
+
+describe.each([4, 5] as const)("mqtt-packet as an oracle, level %i", (version: ProtocolVersion) => {
+  it("parses the bytes we encode to the same packet", () => {
+    fc.assert(
+      fc.property(anyPacket(version), (packet) => {
+        fc.pre(oracleCanParse(packet));
+        const encoded = encodePacket(packet, { protocolVersion: version });
+        if (!encoded.ok) throw encoded.error;
+        const theirs = oracleParse(encoded.bytes, version);
+        expect(theirs).toHaveLength(1);
+        expect(theirs.map((p) => fromOracle(p, version))).toEqual([normalizeForOracle(packet)]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("decodes the bytes mqtt-packet encodes to the same packet", () => {
+    fc.assert(
+      fc.property(anyPacket(version), (packet) => {
+        fc.pre(oracleCanGenerate(packet));
+        const bytes = oracleGenerate(packet, version);
+        expect(decodePacket(bytes, { protocolVersion: version })).toEqual({ ok: true, packet: normalizeForOracle(packet) });
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

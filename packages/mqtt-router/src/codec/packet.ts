@@ -1,0 +1,210 @@
+import type {
+  AckProperties,
+  AuthProperties,
+  ConnackProperties,
+  ConnectProperties,
+  DisconnectProperties,
+  PublishProperties,
+  SubscribeProperties,
+  UnsubscribeProperties,
+  WillProperties,
+} from "./property-types.js";
+
+/** Quality of service level. */
+export type QoS = 0 | 1 | 2;
+
+/** Protocol levels a connection can run: 4 is MQTT 3.1.1, 5 is MQTT 5.0. */
+export type ProtocolVersion = 4 | 5;
+
+/**
+ * Protocol levels a CONNECT can announce and still be decoded. Level 3 (MQTT 3.1, protocol name
+ * "MQIsdp") is decoded only so the protocol layer can refuse it properly with CONNACK return
+ * code 0x01 (unacceptable protocol version); no other packet is decoded as 3.1.
+ */
+export type ConnectProtocolVersion = 3 | ProtocolVersion;
+
+/** Fixed-header packet type numbers (spec §2.1.2). */
+export const PacketType = {
+  CONNECT: 1,
+  CONNACK: 2,
+  PUBLISH: 3,
+  PUBACK: 4,
+  PUBREC: 5,
+  PUBREL: 6,
+  PUBCOMP: 7,
+  SUBSCRIBE: 8,
+  SUBACK: 9,
+  UNSUBSCRIBE: 10,
+  UNSUBACK: 11,
+  PINGREQ: 12,
+  PINGRESP: 13,
+  DISCONNECT: 14,
+  AUTH: 15,
+} as const;
+
+/** A CONNECT's Will Message. */
+export interface Will {
+  readonly topic: string;
+  readonly payload: Uint8Array;
+  readonly qos: QoS;
+  readonly retain: boolean;
+  /** MQTT 5 Will Properties (empty for 3.1.1). */
+  readonly properties: WillProperties;
+}
+
+/** CONNECT (client to server). */
+export interface ConnectPacket {
+  readonly type: "connect";
+  /** Protocol level from the variable header; also selects the wire format. */
+  readonly protocolVersion: ConnectProtocolVersion;
+  /** Clean Start (MQTT 5) / Clean Session (3.1.1). */
+  readonly cleanStart: boolean;
+  /** Keep alive in seconds (0 disables it). */
+  readonly keepAlive: number;
+  /** May be empty (the server then assigns one, or refuses in 3.1.1 without clean session). */
+  readonly clientId: string;
+  readonly will?: Will;
+  readonly username?: string;
+  /** Binary; MQTT 5 allows a password without a username, 3.1.1 does not. */
+  readonly password?: Uint8Array;
+  /** MQTT 5 CONNECT properties (empty for 3.1.1 and 3.1). */
+  readonly properties: ConnectProperties;
+}
+
+/** CONNACK (server to client). */
+export interface ConnackPacket {
+  readonly type: "connack";
+  readonly sessionPresent: boolean;
+  /** MQTT 5 reason code, or the 3.1.1 return code (0..5) on a 3.1.1 connection. */
+  readonly reasonCode: number;
+  readonly properties: ConnackProperties;
+}
+
+/** Fields every PUBLISH has. */
+interface PublishFields {
+  readonly type: "publish";
+  readonly retain: boolean;
+  /** May be empty in MQTT 5 when `properties.topicAlias` names the topic. */
+  readonly topic: string;
+  /** A view into the received bytes when decoded (no copy). */
+  readonly payload: Uint8Array;
+  readonly properties: PublishProperties;
+}
+
+/** A QoS 0 PUBLISH: no packet id, DUP always 0 [MQTT-3.3.1-2]. */
+export interface PublishQoS0Packet extends PublishFields {
+  readonly qos: 0;
+  readonly dup: false;
+  readonly packetId?: never;
+}
+
+/** A QoS 1 or 2 PUBLISH: a packet id 1..65535; DUP marks a redelivery. */
+export interface PublishQoS12Packet extends PublishFields {
+  readonly qos: 1 | 2;
+  readonly dup: boolean;
+  readonly packetId: number;
+}
+
+/**
+ * PUBLISH (both directions), discriminated by `qos`: `if (p.qos !== 0)` narrows to the form
+ * that has a `packetId`.
+ */
+export type PublishPacket = PublishQoS0Packet | PublishQoS12Packet;
+
+/** PUBACK, PUBREC, PUBREL or PUBCOMP: the QoS 1/2 acknowledgement family. */
+export interface PubAckPacket {
+  readonly type: "puback" | "pubrec" | "pubrel" | "pubcomp";
+  readonly packetId: number;
+  /** MQTT 5 reason code; always 0 (success) on 3.1.1, where the field does not exist. */
+  readonly reasonCode: number;
+  readonly properties: AckProperties;
+}
+
+/** One entry of a SUBSCRIBE. The options beyond `qos` are MQTT 5 only (false/0 on 3.1.1). */
+export interface Subscription {
+  readonly topicFilter: string;
+  readonly qos: QoS;
+  readonly noLocal: boolean;
+  readonly retainAsPublished: boolean;
+  /** 0 send retained on subscribe, 1 only if new subscription, 2 never. */
+  readonly retainHandling: 0 | 1 | 2;
+}
+
+/** SUBSCRIBE (client to server): at least one subscription. */
+export interface SubscribePacket {
+  readonly type: "subscribe";
+  readonly packetId: number;
+  readonly subscriptions: readonly Subscription[];
+  readonly properties: SubscribeProperties;
+}
+
+/** SUBACK (server to client): one reason code (3.1.1: return code) per subscription. */
+export interface SubackPacket {
+  readonly type: "suback";
+  readonly packetId: number;
+  readonly reasonCodes: readonly number[];
+  readonly properties: AckProperties;
+}
+
+/** UNSUBSCRIBE (client to server): at least one topic filter. */
+export interface UnsubscribePacket {
+  readonly type: "unsubscribe";
+  readonly packetId: number;
+  readonly topicFilters: readonly string[];
+  readonly properties: UnsubscribeProperties;
+}
+
+/** UNSUBACK (server to client): one reason code per filter in MQTT 5, none in 3.1.1. */
+export interface UnsubackPacket {
+  readonly type: "unsuback";
+  readonly packetId: number;
+  readonly reasonCodes: readonly number[];
+  readonly properties: AckProperties;
+}
+
+/** PINGREQ (client to server). */
+export interface PingreqPacket {
+  readonly type: "pingreq";
+}
+
+/** PINGRESP (server to client). */
+export interface PingrespPacket {
+  readonly type: "pingresp";
+}
+
+/** DISCONNECT (client to server; also server to client in MQTT 5). */
+export interface DisconnectPacket {
+  readonly type: "disconnect";
+  /** MQTT 5 reason code; always 0 on 3.1.1. */
+  readonly reasonCode: number;
+  readonly properties: DisconnectProperties;
+}
+
+/** AUTH (MQTT 5 only, both directions). */
+export interface AuthPacket {
+  readonly type: "auth";
+  readonly reasonCode: number;
+  readonly properties: AuthProperties;
+}
+
+/**
+ * Every MQTT control packet, discriminated by `type`. Switch over `packet.type` with a `never`
+ * default to handle them all. Fields that only exist in MQTT 5 (reason codes, properties) are
+ * always present: 0 / an empty object on 3.1.1, so code reading them needs no version branches.
+ */
+export type Packet =
+  | ConnectPacket
+  | ConnackPacket
+  | PublishPacket
+  | PubAckPacket
+  | SubscribePacket
+  | SubackPacket
+  | UnsubscribePacket
+  | UnsubackPacket
+  | PingreqPacket
+  | PingrespPacket
+  | DisconnectPacket
+  | AuthPacket;
+
+/** The `type` tag of a packet. */
+export type PacketKind = Packet["type"];

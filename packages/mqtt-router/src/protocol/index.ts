@@ -1,0 +1,19 @@
+// Public entry of the per-connection MQTT protocol state machine.
+export { MqttConnection, type ConnectionPhase } from "./connection.js";
+export { connectReturnCode, type AcceptParams } from "./connect.js";
+export type {
+  Action,
+  AuthEffect,
+  CloseCause,
+  ClosedEffect,
+  ConnectRequestEffect,
+  DeliveryEffect,
+  Effect,
+  InboundQos2ReceivedEffect,
+  InboundQos2ReleasedEffect,
+  PublishEffect,
+  SubscribeEffect,
+  UnsubscribeEffect,
+} from "./effects.js";
+export { SESSION_NEVER_EXPIRES, type ProtocolOptions, type ServerLimits } from "./options.js";
+export type { DeliverResult, OutboundMessage } from "./outbound-flow.js";

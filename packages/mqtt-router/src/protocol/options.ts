@@ -1,0 +1,114 @@
+import type { Clock } from "@handoff/seqlog";
+import { MAX_PACKET_SIZE } from "../codec/frame.js";
+import type { ProtocolVersion, QoS } from "../codec/packet.js";
+
+/**
+ * What the server offers a connection: announced in CONNACK (MQTT 5) and enforced on what the
+ * client sends. Set once in {@link ProtocolOptions}; `accept` may narrow them per connection.
+ */
+export interface ServerLimits {
+  /** Inbound QoS 1/2 PUBLISHes the client may have unacknowledged at once (1..65535). */
+  readonly receiveMaximum: number;
+  /** Largest packet the server accepts, in bytes. */
+  readonly maximumPacketSize: number;
+  /** Highest inbound Topic Alias the client may use (0 disables inbound aliases). */
+  readonly topicAliasMaximum: number;
+  /** Highest QoS the server supports for PUBLISH and Will messages. */
+  readonly maximumQoS: QoS;
+  /** Whether retained messages are supported. */
+  readonly retainAvailable: boolean;
+  /** Whether wildcard subscriptions are supported. */
+  readonly wildcardSubscriptionAvailable: boolean;
+  /** Whether Subscription Identifiers are supported. */
+  readonly subscriptionIdentifiersAvailable: boolean;
+  /** Whether `$share/` subscriptions are supported. */
+  readonly sharedSubscriptionAvailable: boolean;
+  /** Keep alive the server imposes, seconds; undefined keeps the client's value. */
+  readonly serverKeepAlive: number | undefined;
+  /** Cap on the Session Expiry Interval a client may ask for, seconds. */
+  readonly maximumSessionExpiryInterval: number;
+}
+
+/** Configuration of a {@link MqttConnection}. Everything but the clock and the id generator is optional. */
+export interface ProtocolOptions extends Partial<ServerLimits> {
+  /** Injected clock (milliseconds): keepalive and connect timeouts are measured against it. */
+  readonly clock: Clock;
+  /** Generates a unique client identifier for a client that sent an empty one. */
+  readonly generateClientId: () => string;
+  /** Protocol levels the server speaks (default both 4 and 5). */
+  readonly protocolVersions?: readonly ProtocolVersion[];
+  /** Whether an empty client id is accepted and replaced by a generated one (default true). */
+  readonly allowEmptyClientId?: boolean;
+  /** Longest client id accepted, in UTF-16 code units (default 65535). */
+  readonly clientIdMaxLength?: number;
+  /** Pattern every client-supplied id must match (default: any). */
+  readonly clientIdPattern?: RegExp;
+  /** Whether reason strings are sent on failures (default true). */
+  readonly reasonStrings?: boolean;
+  /** Whether the server uses Topic Aliases on PUBLISHes it sends (default true). */
+  readonly outboundTopicAliases?: boolean;
+  /** Close a connection that has not sent CONNECT within this many ms (default: never). */
+  readonly connectTimeoutMs?: number;
+  /** Bytes held while the CONNECT awaits the app's verdict (default 1 MiB); beyond that, close. */
+  readonly maxPendingBytes?: number;
+}
+
+/** {@link ProtocolOptions} with every default filled in. */
+export interface ResolvedOptions extends ServerLimits {
+  readonly clock: Clock;
+  readonly generateClientId: () => string;
+  readonly protocolVersions: readonly ProtocolVersion[];
+  readonly allowEmptyClientId: boolean;
+  readonly clientIdMaxLength: number;
+  readonly clientIdPattern: RegExp | undefined;
+  readonly reasonStrings: boolean;
+  readonly outboundTopicAliases: boolean;
+  readonly connectTimeoutMs: number | undefined;
+  readonly maxPendingBytes: number;
+}
+
+/** Largest Session Expiry Interval: 0xFFFFFFFF means the session never expires. */
+export const SESSION_NEVER_EXPIRES = 0xffff_ffff;
+
+/** Fills in the defaults of `options`. */
+export function resolveOptions(options: ProtocolOptions): ResolvedOptions {
+  return {
+    clock: options.clock,
+    generateClientId: options.generateClientId,
+    receiveMaximum: options.receiveMaximum ?? 65_535,
+    maximumPacketSize: options.maximumPacketSize ?? MAX_PACKET_SIZE,
+    topicAliasMaximum: options.topicAliasMaximum ?? 0,
+    maximumQoS: options.maximumQoS ?? 2,
+    retainAvailable: options.retainAvailable ?? true,
+    wildcardSubscriptionAvailable: options.wildcardSubscriptionAvailable ?? true,
+    subscriptionIdentifiersAvailable: options.subscriptionIdentifiersAvailable ?? true,
+    sharedSubscriptionAvailable: options.sharedSubscriptionAvailable ?? true,
+    serverKeepAlive: options.serverKeepAlive,
+    maximumSessionExpiryInterval: options.maximumSessionExpiryInterval ?? SESSION_NEVER_EXPIRES,
+    protocolVersions: options.protocolVersions ?? [4, 5],
+    allowEmptyClientId: options.allowEmptyClientId ?? true,
+    clientIdMaxLength: options.clientIdMaxLength ?? 65_535,
+    clientIdPattern: options.clientIdPattern,
+    reasonStrings: options.reasonStrings ?? true,
+    outboundTopicAliases: options.outboundTopicAliases ?? true,
+    connectTimeoutMs: options.connectTimeoutMs,
+    maxPendingBytes: options.maxPendingBytes ?? 1 << 20,
+  };
+}
+
+/** Picks the {@link ServerLimits} part of resolved options, with per-connection overrides applied. */
+export function limitsOf(options: ResolvedOptions, overrides: Partial<Omit<ServerLimits, "maximumPacketSize">> = {}): ServerLimits {
+  return {
+    receiveMaximum: overrides.receiveMaximum ?? options.receiveMaximum,
+    maximumPacketSize: options.maximumPacketSize,
+    topicAliasMaximum: overrides.topicAliasMaximum ?? options.topicAliasMaximum,
+    maximumQoS: overrides.maximumQoS ?? options.maximumQoS,
+    retainAvailable: overrides.retainAvailable ?? options.retainAvailable,
+    wildcardSubscriptionAvailable: overrides.wildcardSubscriptionAvailable ?? options.wildcardSubscriptionAvailable,
+    subscriptionIdentifiersAvailable:
+      overrides.subscriptionIdentifiersAvailable ?? options.subscriptionIdentifiersAvailable,
+    sharedSubscriptionAvailable: overrides.sharedSubscriptionAvailable ?? options.sharedSubscriptionAvailable,
+    serverKeepAlive: "serverKeepAlive" in overrides ? overrides.serverKeepAlive : options.serverKeepAlive,
+    maximumSessionExpiryInterval: overrides.maximumSessionExpiryInterval ?? options.maximumSessionExpiryInterval,
+  };
+}

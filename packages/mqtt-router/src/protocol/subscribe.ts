@@ -1,0 +1,114 @@
+import type { ProtocolVersion, SubscribePacket, Subscription, UnsubscribePacket } from "../codec/packet.js";
+import { ReasonCode } from "../codec/reason-codes.js";
+import { parseSharedFilter } from "../codec/topic.js";
+import type { ServerLimits } from "./options.js";
+import type { Outbox } from "./outbox.js";
+import { violation, type Violation } from "./violation.js";
+
+/** SUBACK entries: a code the protocol layer decided, or undefined where the app's code goes. */
+type SubackSlots = readonly (number | undefined)[];
+
+/**
+ * SUBSCRIBE and UNSUBSCRIBE round trips: refuses what the server's capabilities exclude, hands
+ * the rest to the app and turns its answer into SUBACK / UNSUBACK in the connection's format.
+ */
+export class SubscriptionRequests {
+  readonly #subscribes = new Map<number, SubackSlots>();
+  readonly #unsubscribes = new Map<number, number>();
+
+  /**
+   * @param outbox where packets and effects go
+   * @param version the connection's protocol version
+   * @param limits the server capabilities in force
+   */
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly version: ProtocolVersion,
+    private readonly limits: ServerLimits,
+  ) {}
+
+  /**
+   * SUBSCRIBE. A Subscription Identifier the server does not support ends the connection (0xA1);
+   * shared or wildcard filters it does not support are refused per entry (0x9E, 0xA2). A packet
+   * id still awaiting its SUBACK is refused with 0x91.
+   */
+  onSubscribe(packet: SubscribePacket): Violation | undefined {
+    const subId = packet.properties.subscriptionIdentifier;
+    if (subId !== undefined && !this.limits.subscriptionIdentifiersAvailable) {
+      return violation(ReasonCode.SubscriptionIdentifiersNotSupported, "Subscription Identifiers are not supported");
+    }
+    if (this.#subscribes.has(packet.packetId)) {
+      this.#sendSuback(packet.packetId, packet.subscriptions.map(() => ReasonCode.PacketIdentifierInUse));
+      return undefined;
+    }
+    const slots = packet.subscriptions.map((s) => this.#refusal(s));
+    const forwarded = packet.subscriptions.filter((_, i) => slots[i] === undefined);
+    if (forwarded.length === 0) {
+      this.#sendSuback(packet.packetId, slots.map((c) => c ?? ReasonCode.UnspecifiedError));
+      return undefined;
+    }
+    this.#subscribes.set(packet.packetId, slots);
+    this.outbox.effect({
+      kind: "subscribe",
+      packetId: packet.packetId,
+      subscriptions: forwarded,
+      ...(subId === undefined ? {} : { subscriptionIdentifier: subId }),
+      userProperties: packet.properties.userProperties ?? [],
+    });
+    return undefined;
+  }
+
+  /**
+   * The app's verdicts, one per forwarded subscription, in order: granted QoS 0..2 or a failure
+   * reason. Sends the SUBACK (3.1.1: any failure becomes 0x80). False when `packetId` awaits no
+   * SUBACK or the number of codes is wrong.
+   */
+  subscribed(packetId: number, reasonCodes: readonly number[]): boolean {
+    const slots = this.#subscribes.get(packetId);
+    if (slots === undefined) return false;
+    if (slots.filter((s) => s === undefined).length !== reasonCodes.length) return false;
+    this.#subscribes.delete(packetId);
+    let next = 0;
+    this.#sendSuback(packetId, slots.map((s) => s ?? reasonCodes[next++] ?? ReasonCode.UnspecifiedError));
+    return true;
+  }
+
+  /** UNSUBSCRIBE: handed to the app. */
+  onUnsubscribe(packet: UnsubscribePacket): void {
+    this.#unsubscribes.set(packet.packetId, packet.topicFilters.length);
+    this.outbox.effect({
+      kind: "unsubscribe",
+      packetId: packet.packetId,
+      topicFilters: packet.topicFilters,
+      userProperties: packet.properties.userProperties ?? [],
+    });
+  }
+
+  /**
+   * The app's verdicts, one per filter (MQTT 5 sends them; 3.1.1 UNSUBACK has none). False when
+   * `packetId` awaits no UNSUBACK or the number of codes is wrong.
+   */
+  unsubscribed(packetId: number, reasonCodes: readonly number[]): boolean {
+    const count = this.#unsubscribes.get(packetId);
+    if (count === undefined || (this.version === 5 && reasonCodes.length !== count)) return false;
+    this.#unsubscribes.delete(packetId);
+    this.outbox.send({ type: "unsuback", packetId, reasonCodes: this.version === 5 ? reasonCodes : [], properties: {} });
+    return true;
+  }
+
+  #refusal(s: Subscription): number | undefined {
+    // `$share/` has no meaning in 3.1.1: there it is an ordinary filter.
+    const shared = this.version === 5 ? parseSharedFilter(s.topicFilter) : undefined;
+    if (shared && !this.limits.sharedSubscriptionAvailable) return ReasonCode.SharedSubscriptionsNotSupported;
+    const filter = shared ? shared.filter : s.topicFilter;
+    if (!this.limits.wildcardSubscriptionAvailable && (filter.includes("+") || filter.includes("#"))) {
+      return ReasonCode.WildcardSubscriptionsNotSupported;
+    }
+    return undefined;
+  }
+
+  #sendSuback(packetId: number, codes: readonly number[]): void {
+    const reasonCodes = this.version === 5 ? codes : codes.map((c) => (c <= 2 ? c : 0x80));
+    this.outbox.send({ type: "suback", packetId, reasonCodes, properties: {} });
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The MQTT router: sessions, subscriptions, retained messages and exact delivery across takeover.
+ * @module
+ */
+export { Deadlines, type Deadline } from "./deadlines.js";
+export type { DeliveryContext, EnqueueOutcome, OverflowPolicy } from "./delivery.js";
+export { isExpired, remainingExpiry, type Delivery, type Message, type MessageProperties } from "./message.js";
+export { PacketIds } from "./packet-ids.js";
+export type { DeliveryPlan, PlanTarget } from "./plan.js";
+export { RetainedStore } from "./retained-store.js";
+export {
+  Router,
+  type ConnectOutcome,
+  type ConnectRequest,
+  type ExecuteOutcome,
+  type RouterEvent,
+  type RouterOptions,
+  type Stale,
+  type SubscribeRequest,
+} from "./router.js";
+export { NEVER_EXPIRES, Session, type ArmedWill, type Assigned, type Owner } from "./session.js";
+export type { DeliverySink, OutboundPublish } from "./sink.js";
+export { RouterStats, type DropReason } from "./stats.js";
+export { memoryOnlyStore, type RouterStore, type SessionRecord } from "./store.js";
+export type { SessionSubscription, SubscriptionOptions } from "./subscription.js";
+export { TopicTrie } from "./topic-trie.js";

@@ -1,0 +1,58 @@
+/**
+ * What the router moves around: an application message as published, and one copy of it prepared
+ * for one subscriber.
+ * @module
+ */
+import type { QoS } from "../codec/packet.js";
+import type { UserProperty } from "../codec/property-types.js";
+
+/** The MQTT 5 properties that travel with an application message (aliases never do). */
+export interface MessageProperties {
+  readonly payloadFormatIndicator?: 0 | 1;
+  readonly contentType?: string;
+  readonly responseTopic?: string;
+  readonly correlationData?: Uint8Array;
+  readonly userProperties?: readonly UserProperty[];
+}
+
+/** An application message as the router received it from a publisher (or a will). */
+export interface Message {
+  /** The resolved topic name (never an alias). */
+  readonly topic: string;
+  readonly payload: Uint8Array;
+  readonly qos: QoS;
+  readonly retain: boolean;
+  readonly properties: MessageProperties;
+  /** When the message expires (clock ms), from its Message Expiry Interval; absent: never. */
+  readonly expiresAt?: number;
+  /** The publishing client, for no-local; absent for wills published by the server itself. */
+  readonly origin?: string;
+}
+
+/** One subscriber's copy: the effective QoS and flags for that subscriber. */
+export interface Delivery {
+  readonly message: Message;
+  /** min(publish QoS, granted QoS) [MQTT-3.8.4-8]. */
+  readonly qos: QoS;
+  /** RETAIN as sent: set for retained-at-subscribe, or retain-as-published. */
+  readonly retain: boolean;
+  /** The Subscription Identifiers of the matching subscriptions [MQTT-3.3.4-3]. */
+  readonly subscriptionIds: readonly number[];
+}
+
+/** Approximate bytes a delivery holds, for the queue's byte bound. */
+export function deliverySize(delivery: Delivery): number {
+  const m = delivery.message;
+  return m.payload.byteLength + m.topic.length * 2 + 64;
+}
+
+/** The Message Expiry Interval left at `now`, in whole seconds rounded up; undefined: never expires. */
+export function remainingExpiry(message: Message, now: number): number | undefined {
+  if (message.expiresAt === undefined) return undefined;
+  return Math.max(0, Math.ceil((message.expiresAt - now) / 1000));
+}
+
+/** True when the message's expiry has passed at `now`. */
+export function isExpired(message: Message, now: number): boolean {
+  return message.expiresAt !== undefined && message.expiresAt <= now;
+}

@@ -1,0 +1,91 @@
+/**
+ * Plan-then-execute delivery. A plan is built synchronously — in Node, one synchronous run *is*
+ * the read lock over subscriptions and sessions — and may be executed later, after an await
+ * (a storage commit, backpressure). Each target carries the session object and the queue epoch
+ * it was planned under; a clean start or an expiry discards the session's queue and bumps the
+ * epoch, so a stale target is refused at execution, while a resumed session (same epoch) still
+ * gets the message its publisher was already promised [MQTT-4.5.0-1].
+ * @module
+ */
+import type { QoS } from "../codec/packet.js";
+import type { Delivery, Message } from "./message.js";
+import type { Session } from "./session.js";
+import type { SharedGroup } from "./shared-group.js";
+import type { SessionSubscription } from "./subscription.js";
+import type { TopicTrie } from "./topic-trie.js";
+
+/** One session's copy in a plan. */
+export interface PlanTarget {
+  readonly session: Session;
+  /** The session's queue epoch when planned: the fence. */
+  readonly epoch: number;
+  readonly delivery: Delivery;
+}
+
+/** What a publish will do, decided synchronously. */
+export interface DeliveryPlan {
+  readonly message: Message;
+  readonly targets: readonly PlanTarget[];
+}
+
+/** The subscription indexes a plan reads. */
+export interface PlanIndexes {
+  /** Plain subscriptions: id is the client id. */
+  readonly subscriptions: TopicTrie<{ readonly session: Session; readonly subscription: SessionSubscription }>;
+  /** Shared groups: id is the group name. */
+  readonly shared: TopicTrie<SharedGroup>;
+}
+
+const minQos = (a: QoS, b: QoS): QoS => (a < b ? a : b);
+const maxQos = (a: QoS, b: QoS): QoS => (a > b ? a : b);
+
+/**
+ * Builds the plan for `message`: one copy per session with plain matches (overlapping
+ * subscriptions merged: the highest granted QoS, every Subscription Identifier [MQTT-3.3.4-3..5],
+ * retain-as-published if any match asks for it), plus one copy per matching shared group to one
+ * chosen member.
+ */
+export function planDelivery(message: Message, indexes: PlanIndexes): DeliveryPlan {
+  const merged = new Map<Session, { granted: QoS; retain: boolean; ids: number[] }>();
+  indexes.subscriptions.match(message.topic, ({ session, subscription }) => {
+    if (subscription.noLocal && message.origin === session.clientId) return; // [MQTT-3.8.3-3]
+    const entry = merged.get(session);
+    const retain = subscription.retainAsPublished && message.retain;
+    if (entry === undefined) {
+      merged.set(session, {
+        granted: subscription.qos,
+        retain,
+        ids: subscription.subscriptionId === undefined ? [] : [subscription.subscriptionId],
+      });
+    } else {
+      entry.granted = maxQos(entry.granted, subscription.qos);
+      entry.retain ||= retain;
+      if (subscription.subscriptionId !== undefined) entry.ids.push(subscription.subscriptionId);
+    }
+  });
+  const targets: PlanTarget[] = [];
+  for (const [session, { granted, retain, ids }] of merged) {
+    targets.push({
+      session,
+      epoch: session.queue.epoch,
+      delivery: { message, qos: minQos(message.qos, granted), retain, subscriptionIds: ids },
+    });
+  }
+  indexes.shared.match(message.topic, (group) => {
+    // Shared subscriptions are not subject to no-local [MQTT-3.8.3-4] forbids it on SUBSCRIBE.
+    const member = group.pick(message.qos > 0);
+    if (member === undefined) return;
+    const { session, subscription } = member;
+    targets.push({
+      session,
+      epoch: session.queue.epoch,
+      delivery: {
+        message,
+        qos: minQos(message.qos, subscription.qos),
+        retain: subscription.retainAsPublished && message.retain,
+        subscriptionIds: subscription.subscriptionId === undefined ? [] : [subscription.subscriptionId],
+      },
+    });
+  });
+  return { message, targets };
+}

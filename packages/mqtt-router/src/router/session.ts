@@ -1,0 +1,111 @@
+/**
+ * One client's session: its subscriptions, its queue with in-flight lane, the packet ids of its
+ * in-flight deliveries, its inbound QoS 2 state and its will. The router owns sessions; a
+ * connection is only ever the session's current *owner*, identified by its generation.
+ * @module
+ */
+import { SeqQueue, type QueueLimits } from "@handoff/seqlog";
+import type { ProtocolVersion } from "../codec/packet.js";
+import type { Delivery, Message } from "./message.js";
+import { PacketIds } from "./packet-ids.js";
+import type { DeliverySink } from "./sink.js";
+import type { SessionSubscription } from "./subscription.js";
+
+/** Session Expiry Interval meaning "never expires". */
+export const NEVER_EXPIRES = 0xffffffff;
+
+/** Where an in-flight QoS 1/2 delivery stands. */
+export interface Assigned {
+  readonly packetId: number;
+  /** "publish": PUBLISH sent, awaiting PUBACK/PUBREC; "pubrel": PUBREC received, PUBREL sent. */
+  phase: "publish" | "pubrel";
+}
+
+/** The connection currently owning a session. */
+export interface Owner {
+  readonly generation: number;
+  readonly sink: DeliverySink;
+  /** The client's Receive Maximum: the most unacknowledged QoS 1/2 deliveries it accepts. */
+  readonly receiveMaximum: number;
+  readonly protocolVersion: ProtocolVersion;
+  /**
+   * False between CONNECT and the app's `bind` (after CONNACK, once the session claim is
+   * committed): the session is "behind" and nothing is sent, so nothing overtakes resends.
+   */
+  bound: boolean;
+}
+
+/** A will armed by one connection. */
+export interface ArmedWill {
+  readonly message: Message;
+  /** Will Delay Interval in ms. */
+  readonly delayMs: number;
+  /** Message Expiry Interval in ms, counted from when the will is published. */
+  readonly expiryMs?: number;
+  /** The generation of the connection that armed it: only that one may fire or cancel it. */
+  readonly generation: number;
+}
+
+/** A client's session state. */
+export class Session {
+  readonly clientId: string;
+  /** Seconds; {@link NEVER_EXPIRES} for never. */
+  expiryInterval: number;
+  readonly subscriptions = new Map<string, SessionSubscription>();
+  readonly queue: SeqQueue<Delivery>;
+  /** Deliveries that have a packet id: in flight, or requeued for a DUP=1 resend. By queue seq. */
+  readonly assigned = new Map<number, Assigned>();
+  /** Queue seq by packet id, for acks. */
+  readonly seqByPacketId = new Map<number, number>();
+  readonly packetIds = new PacketIds();
+  /** Inbound QoS 2 packet ids received and not yet released by PUBREL. */
+  readonly inboundQos2 = new Set<number>();
+  owner: Owner | undefined;
+  /** The will of the current or last connection, until fired or cancelled. */
+  will: ArmedWill | undefined;
+  /** When the will fires (clock ms), once its connection is gone and a delay was asked for. */
+  willDueAt: number | undefined;
+  /** When the last owner went away (clock ms); undefined while connected. */
+  disconnectedAt: number | undefined;
+  /** Set once the session is discarded: nothing may land in it any more. */
+  ended = false;
+
+  constructor(clientId: string, expiryInterval: number, limits: QueueLimits, epoch: number, nextSeq = 0) {
+    this.clientId = clientId;
+    this.expiryInterval = expiryInterval;
+    this.queue = new SeqQueue<Delivery>({ limits, epoch, nextSeq });
+  }
+
+  /** True while a connection owns the session (bound or not). */
+  get connected(): boolean {
+    return this.owner !== undefined;
+  }
+
+  /**
+   * True when new work must go to the queue tail rather than straight out: the owner has not
+   * bound yet, or older work is still waiting. (Work always goes through the queue; this is for
+   * callers that prefer a member that is not behind, like shared subscriptions.)
+   */
+  get behind(): boolean {
+    return this.owner === undefined || !this.owner.bound || this.queue.queuedCount > 0;
+  }
+
+  /** True when `generation` is the current owner's. */
+  ownedBy(generation: number): boolean {
+    return this.owner?.generation === generation;
+  }
+
+  /**
+   * Discards all state (clean start, or expiry): the queue is cleared, which bumps its epoch so a
+   * plan built before now can never land. Returns the discarded deliveries' count.
+   */
+  discard(): number {
+    const { dropped } = this.queue.clear();
+    this.subscriptions.clear();
+    this.assigned.clear();
+    this.seqByPacketId.clear();
+    this.packetIds.clear();
+    this.inboundQos2.clear();
+    return dropped.length;
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The subscription index: a trie over topic levels with `+` and `#` wildcards.
+ *
+ * Matching walks one path per topic level (plus the wildcard branches), so its cost grows with the
+ * topic's depth and the number of *matching* subscriptions, not with the number of subscriptions.
+ * Topics starting with `$` are not matched by a leading `+` or `#` [MQTT-4.7.2-1].
+ * @module
+ */
+
+class TrieNode<V> {
+  readonly children = new Map<string, TrieNode<V>>();
+  /** Entries subscribed with a filter ending exactly here. */
+  readonly entries = new Map<string, V>();
+  constructor(readonly parent: TrieNode<V> | undefined, readonly level: string) {}
+  get isEmpty(): boolean {
+    return this.children.size === 0 && this.entries.size === 0;
+  }
+}
+
+/**
+ * Maps topic filters to entries keyed by an id (e.g. a client id): one filter holds many entries,
+ * one id holds at most one entry per filter.
+ */
+export class TopicTrie<V> {
+  readonly #root = new TrieNode<V>(undefined, "");
+  #size = 0;
+
+  /** How many (filter, id) entries the trie holds. */
+  get size(): number {
+    return this.#size;
+  }
+
+  #node(filter: string, create: true): TrieNode<V>;
+  #node(filter: string, create: false): TrieNode<V> | undefined;
+  #node(filter: string, create: boolean): TrieNode<V> | undefined {
+    let node = this.#root;
+    for (const level of filter.split("/")) {
+      let child = node.children.get(level);
+      if (child === undefined) {
+        if (!create) return undefined;
+        child = new TrieNode<V>(node, level);
+        node.children.set(level, child);
+      }
+      node = child;
+    }
+    return node;
+  }
+
+  /** Adds or replaces the entry of `id` under `filter`; returns true if it replaced one. */
+  set(filter: string, id: string, value: V): boolean {
+    const node = this.#node(filter, true);
+    const replaced = node.entries.has(id);
+    node.entries.set(id, value);
+    if (!replaced) this.#size += 1;
+    return replaced;
+  }
+
+  /** The entry of `id` under `filter`, if any. */
+  get(filter: string, id: string): V | undefined {
+    return this.#node(filter, false)?.entries.get(id);
+  }
+
+  /** Removes the entry of `id` under `filter`; returns true if there was one. */
+  delete(filter: string, id: string): boolean {
+    const node = this.#node(filter, false);
+    if (!node?.entries.delete(id)) return false;
+    this.#size -= 1;
+    // Prune empty branches so the trie's memory follows the live subscriptions.
+    let current: TrieNode<V> = node;
+    while (current.parent !== undefined && current.isEmpty) {
+      current.parent.children.delete(current.level);
+      current = current.parent;
+    }
+    return true;
+  }
+
+  /**
+   * Calls `visit(value, id, filter)` for every entry whose filter matches `topic`. The filter is
+   * passed so callers can tell overlapping subscriptions of one id apart.
+   */
+  match(topic: string, visit: (value: V, id: string) => void): void {
+    const levels = topic.split("/");
+    const dollar = topic.startsWith("$");
+    const walk = (node: TrieNode<V>, depth: number): void => {
+      // `#` matches the parent level too ("a/#" matches "a") [MQTT-4.7.1-2].
+      const hash = node.children.get("#");
+      if (hash !== undefined && !(dollar && depth === 0)) hash.entries.forEach(visit);
+      if (depth === levels.length) {
+        node.entries.forEach(visit);
+        return;
+      }
+      const level = levels[depth] ?? "";
+      const exact = node.children.get(level);
+      if (exact !== undefined) walk(exact, depth + 1);
+      const plus = node.children.get("+");
+      if (plus !== undefined && !(dollar && depth === 0)) walk(plus, depth + 1);
+    };
+    walk(this.#root, 0);
+  }
+}
