@@ -1,0 +1,64 @@
+/**
+ * The relay's transport framing, sans-I/O: qmux-00 (over WebSocket messages or a
+ * byte stream) and the legacy "webtransport" WebSocket framing, behind one
+ * connection state machine, plus WebSocket subprotocol negotiation.
+ *
+ * The owner feeds bytes in and drains events after every call, until none are
+ * left (handling an event, e.g. writing, can queue more):
+ *
+ * ```ts
+ * const choice = negotiateSubprotocol(offeredProtocols); // in ws handleProtocols
+ * const framing = createFraming(choice.framing, { role: "server" });
+ * const drain = () => {
+ *   for (let batch = framing.poll(); batch.length > 0; batch = framing.poll())
+ *     for (const e of batch) if (e.kind === "send") ws.send(e.bytes); else handle(e);
+ * };
+ * ws.on("message", (data) => { framing.receive(data); drain(); });
+ * setInterval(() => { framing.tick(performance.now()); drain(); }, 1000);
+ * ```
+ */
+import type { FramingKind, FramingOptions } from "./events.js";
+import { FramingSession } from "./session.js";
+import { legacyMessageWire, qmuxMessageWire, qmuxStreamWire } from "./wire.js";
+
+export { FramingError, TransportError, type TransportErrorCode } from "./errors.js";
+export type {
+  Carrier,
+  FramingEvent,
+  FramingKind,
+  FramingOptions,
+  OpenResult,
+  Role,
+  WriteResult,
+} from "./events.js";
+export { MAX_FRAME_SIZE, MAX_STREAM_PAYLOAD } from "./frame.js";
+export { FramingSession } from "./session.js";
+export { isBidi, isServerInitiated, streamIndex, type StreamId } from "./stream-id.js";
+export {
+  DEFAULT_MOQ_ALPNS,
+  negotiateSubprotocol,
+  supportedSubprotocols,
+  type SubprotocolChoice,
+} from "./subprotocol.js";
+export { REFERENCE_PARAMS, type TransportParams } from "./transport-params.js";
+
+/**
+ * Creates the framing state machine for one connection. qmux-00 runs over
+ * WebSocket messages (`carrier: "message"`, the default) or a byte stream
+ * (`carrier: "stream"`, relay-to-relay TCP); the legacy framing only over
+ * WebSocket messages, so asking for it on a byte stream is a programming error.
+ */
+export function createFraming(kind: FramingKind, options: FramingOptions): FramingSession {
+  const carrier = options.carrier ?? "message";
+  switch (kind) {
+    case "qmux-00":
+      return new FramingSession(carrier === "stream" ? qmuxStreamWire() : qmuxMessageWire(options.maxMessageSize), options);
+    case "webtransport":
+      if (carrier === "stream") throw new RangeError("the webtransport framing only runs over WebSocket messages");
+      return new FramingSession(legacyMessageWire(options.maxMessageSize), options);
+    default: {
+      const never: never = kind;
+      throw new RangeError(`unknown framing ${String(never)}`);
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { negotiateSubprotocol, supportedSubprotocols } from "./subprotocol.js";
+
+describe("negotiateSubprotocol", () => {
+  it("picks qmux-00.moq-lite-04 from what @moq/qmux offers for moq-lite-04", () => {
+    const offer = ["qmux-00", "webtransport", "qmux-00.moq-lite-04", "webtransport.moq-lite-04"];
+    expect(negotiateSubprotocol(offer)).toEqual({ ok: true, subprotocol: "qmux-00.moq-lite-04", framing: "qmux-00", moqAlpn: "moq-lite-04" });
+  });
+
+  it("prefers the server's order over the client's", () => {
+    expect(negotiateSubprotocol("qmux-00.moq-lite-03, qmux-00.moq-lite-04")).toMatchObject({ subprotocol: "qmux-00.moq-lite-04" });
+  });
+
+  it("leaves the version to in-band SETUP on bare qmux-00 (what @moq/lite offers by default)", () => {
+    expect(negotiateSubprotocol(["qmux-00", "webtransport"])).toEqual({ ok: true, subprotocol: "qmux-00", framing: "qmux-00", moqAlpn: undefined });
+  });
+
+  it("selects the legacy framing for a client offering only webtransport", () => {
+    expect(negotiateSubprotocol("webtransport")).toEqual({ ok: true, subprotocol: "webtransport", framing: "webtransport", moqAlpn: undefined });
+  });
+
+  it("upgrades a client that offers nothing with the legacy framing and no subprotocol", () => {
+    expect(negotiateSubprotocol(undefined)).toEqual({ ok: true, subprotocol: undefined, framing: "webtransport", moqAlpn: undefined });
+    expect(negotiateSubprotocol(" ")).toMatchObject({ ok: true, subprotocol: undefined });
+  });
+
+  it("refuses a client whose offers are all unknown", () => {
+    expect(negotiateSubprotocol(["qmux-01.moq-lite-05", "mqtt"])).toMatchObject({ ok: false });
+  });
+
+  it("does not pick a moq version it was not configured with", () => {
+    expect(negotiateSubprotocol(["qmux-00.moq-lite-04", "qmux-00"], ["moq-lite-03"])).toMatchObject({ subprotocol: "qmux-00", moqAlpn: undefined });
+  });
+
+  it("advertises versioned entries before the bare fallbacks", () => {
+    expect(supportedSubprotocols(["moq-lite-04"])).toEqual(["qmux-00.moq-lite-04", "qmux-00", "webtransport"]);
+  });
+});

@@ -1,0 +1,123 @@
+import { FramingError, TransportError } from "./errors.js";
+import { MAX_FRAME_SIZE, type Frame } from "./frame.js";
+import { decodeLegacyMessage, encodeLegacyFrame } from "./legacy-codec.js";
+import { decodeQmuxFrame, encodeQmuxFrame, frameSizeHint } from "./qmux-codec.js";
+import { ByteReader } from "./varint.js";
+
+/** Frames decoded from one `push`, and the violation that stopped decoding, if any. */
+export interface Deframed {
+  readonly frames: Frame[];
+  readonly error: FramingError | undefined;
+}
+
+/**
+ * One framing over one carrier: how frames become wire units and back. Decoded
+ * frames hold views into the pushed bytes, so callers must not reuse those buffers.
+ */
+export interface Wire {
+  /** qmux carries transport parameters and flow control; the legacy framing has neither. */
+  readonly flowControl: boolean;
+  /** Encodes one frame as one wire unit (undefined when this framing cannot carry it). */
+  encode(frame: Frame): Uint8Array | undefined;
+  /** Decodes one inbound WebSocket message, or the next chunk of a byte stream. */
+  push(data: Uint8Array): Deframed;
+}
+
+const tooLarge = (): FramingError =>
+  new FramingError(TransportError.FRAME_ENCODING_ERROR, `frame larger than ${MAX_FRAME_SIZE} bytes`);
+
+/**
+ * qmux-00 over WebSocket: a message holds one or more frames (the draft allows
+ * several; both reference implementations send exactly one, and so do we).
+ */
+export function qmuxMessageWire(maxMessageSize = MAX_FRAME_SIZE): Wire {
+  return {
+    flowControl: true,
+    encode: encodeQmuxFrame,
+    push(message) {
+      if (message.length > maxMessageSize) return { frames: [], error: tooLarge() };
+      const frames: Frame[] = [];
+      const reader = new ByteReader(message, 0, message.length);
+      while (reader.remaining > 0) {
+        const result = decodeQmuxFrame(reader, true);
+        if (result === "short") {
+          return { frames, error: new FramingError(TransportError.FRAME_ENCODING_ERROR, "truncated frame") };
+        }
+        if (result instanceof FramingError) return { frames, error: result };
+        frames.push(result);
+      }
+      return { frames, error: undefined };
+    },
+  };
+}
+
+/**
+ * qmux-00 over a byte stream (TCP, TLS, Unix): frames back to back with no record
+ * layer (draft-00; records arrive with qmux-01). Every frame must be
+ * self-delimiting and at most MAX_FRAME_SIZE bytes, so at most one partial frame
+ * (< MAX_FRAME_SIZE bytes) is ever held between pushes. Once a partial frame's
+ * header tells its size, chunks are only collected until it is complete, so a
+ * peer trickling bytes costs no re-parsing.
+ */
+export function qmuxStreamWire(): Wire {
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  let needed = 0;
+  return {
+    flowControl: true,
+    encode: encodeQmuxFrame,
+    push(chunk) {
+      if (heldBytes > 0) {
+        held.push(chunk);
+        heldBytes += chunk.length;
+        if (heldBytes < needed) return { frames: [], error: undefined };
+      }
+      const bytes = heldBytes > 0 ? join(held, heldBytes) : chunk;
+      held = [];
+      heldBytes = 0;
+      needed = 0;
+      const frames: Frame[] = [];
+      const reader = new ByteReader(bytes, 0, bytes.length);
+      while (reader.pos < bytes.length) {
+        const start = reader.pos;
+        const result = decodeQmuxFrame(reader, false);
+        if (result === "short") {
+          const size = frameSizeHint(new ByteReader(bytes, start, bytes.length));
+          if ((size ?? 0) > MAX_FRAME_SIZE || bytes.length - start >= MAX_FRAME_SIZE) return { frames, error: tooLarge() };
+          // Copy: the partial frame must not pin the caller's (possibly large) chunk.
+          held = [bytes.slice(start)];
+          heldBytes = bytes.length - start;
+          needed = size ?? 0;
+          return { frames, error: undefined };
+        }
+        if (result instanceof FramingError) return { frames, error: result };
+        if (reader.pos - start > MAX_FRAME_SIZE) return { frames, error: tooLarge() };
+        frames.push(result);
+      }
+      return { frames, error: undefined };
+    },
+  };
+}
+
+function join(parts: readonly Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let pos = 0;
+  for (const part of parts) {
+    out.set(part, pos);
+    pos += part.length;
+  }
+  return out;
+}
+
+/** The legacy "webtransport" framing over WebSocket: exactly one frame per message. */
+export function legacyMessageWire(maxMessageSize = 65_536): Wire {
+  return {
+    flowControl: false,
+    encode: encodeLegacyFrame,
+    push(message) {
+      if (message.length > maxMessageSize) return { frames: [], error: tooLarge() };
+      const frame = decodeLegacyMessage(message);
+      return frame instanceof FramingError ? { frames: [], error: frame } : { frames: [frame], error: undefined };
+    },
+  };
+}
