@@ -16,7 +16,9 @@ const projects = groups.flatMap((group) => {
 });
 
 // Source-first: workspace packages resolve to their TypeScript sources, no build needed.
-const conditions = ["@handoff/source", "import", "module", "node", "default"];
+// (No "import" here: it would also reach Node for externalised CommonJS dependencies, and MQTT.js's
+// `require("ws")` would then load ws's ESM wrapper, which lacks `createWebSocketStream`.)
+const conditions = ["@handoff/source", "module", "node", "development|production"];
 
 export default defineConfig({
   resolve: { conditions },

@@ -25,7 +25,7 @@ async function start(args: string[]) {
 
 describe("handoff-broker process", () => {
   it("listens on the port it logs and exits 0 on SIGINT", async () => {
-    const { child, record } = await start(["--host", "127.0.0.1", "--port", "0"]);
+    const { child, record } = await start(["--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0"]);
     expect(record.mqtt).toBeGreaterThan(0);
     const exited = once(child, "exit");
     child.kill("SIGINT");
@@ -34,7 +34,7 @@ describe("handoff-broker process", () => {
   });
 
   it("exits 2 with a message on a bad flag", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "--port", "nope"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@handoff/source", "src/main.ts", "--port", "nope"], {
       cwd: appDir,
       stdio: ["ignore", "ignore", "pipe"],
     });

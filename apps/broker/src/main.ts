@@ -1,32 +1,47 @@
-import { pino } from "pino";
-import { ConfigError, parseConfig } from "./config.js";
-import { listen } from "./listener.js";
+import { readFileSync } from "node:fs";
+import { pino, type Logger } from "pino";
+import { ConfigError, loadConfig } from "./config/index.js";
+import { startServer } from "./server.js";
 
-async function main(): Promise<void> {
-  let parsed;
+function parse() {
   try {
-    parsed = parseConfig(process.argv.slice(2), process.env);
+    return loadConfig(process.argv.slice(2), process.env, (path) => readFileSync(path, "utf8"));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`handoff-broker: ${err.message}\n`);
     process.exit(2);
   }
+}
+
+async function main(): Promise<void> {
+  const parsed = parse();
   if (parsed.kind === "help") {
     process.stdout.write(`${parsed.text}\n`);
     return;
   }
   const { config } = parsed;
-  const log = pino({ name: "broker", level: config.logLevel });
-  const listener = await listen({ host: config.host, port: config.port }, log);
-  log.info({ mqtt: listener.address.port, host: listener.address.address }, "broker listening");
+  const log: Logger = pino({
+    name: "broker",
+    level: config.logLevel,
+    ...(config.logPretty ? { transport: { target: "pino-pretty" } } : {}),
+  });
+  if (config.storage === "sqlite") log.warn("durable storage is not wired in yet: this run keeps sessions and messages in memory");
+  const server = await startServer(config, log);
+  // One line with every chosen port, so `--port 0` runs can be found by scripts.
+  log.info({ ...server.ports, storage: "memory" }, "broker listening");
 
+  process.on("SIGHUP", () => {
+    server.reload().catch((err: unknown) => {
+      log.error({ err }, "auth reload failed; keeping the previous files");
+    });
+  });
   // Idempotent: a Ctrl-C reaches the whole process group, so a signal may arrive twice.
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "broker stopping");
-    listener.close().then(
+    server.close().then(
       () => {
         log.info("broker stopped");
         process.exit(0);

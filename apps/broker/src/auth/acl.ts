@@ -1,0 +1,198 @@
+/**
+ * Topic access rules (ACLs), in a text format close to mosquitto's `acl_file`:
+ *
+ * ```text
+ * # Rules before the first `user` line apply to anonymous clients.
+ * topic read $SYS/#
+ *
+ * user alice
+ * topic readwrite sensors/#
+ * deny topic write sensors/secret
+ *
+ * # `pattern` rules apply to every client, wherever they appear; %c is the client id, %u the user.
+ * pattern readwrite devices/%c/#
+ * deny pattern write devices/%c/firmware
+ * ```
+ *
+ * A rule line is `[allow|deny] topic|pattern [read|write|readwrite] <filter>`; the access defaults
+ * to `readwrite`, and mosquitto's `topic deny <filter>` is read as `deny topic readwrite <filter>`.
+ * The filter is the rest of the line, so it may contain spaces. `user <name>` starts the section
+ * of one user; `anonymous` starts the anonymous section again.
+ *
+ * Evaluation: publishing needs `write` on the topic, subscribing needs `read` on every topic the
+ * filter can match. Deny beats allow; with no matching allow the answer is no.
+ * @module
+ */
+import { AuthFileError } from "./errors.js";
+import { covers, intersects, isValidFilter, matches, unshare } from "./topic-filter.js";
+
+/** What a rule grants or refuses. */
+export type Access = "read" | "write" | "readwrite";
+
+/** One rule. */
+export interface AclRule {
+  readonly effect: "allow" | "deny";
+  /** `topic` rules bind to their section; `pattern` rules apply to everyone and substitute %c and %u. */
+  readonly kind: "topic" | "pattern";
+  readonly access: Access;
+  readonly filter: string;
+  /** Line number in the file, for diagnostics. */
+  readonly line: number;
+}
+
+/** The parsed file. */
+export interface AclRules {
+  /** `topic` rules for anonymous clients. */
+  readonly anonymous: readonly AclRule[];
+  /** `topic` rules per user name. */
+  readonly users: ReadonlyMap<string, readonly AclRule[]>;
+  /** `pattern` rules, for every client. */
+  readonly patterns: readonly AclRule[];
+}
+
+/** Who asks: the identity {@link authenticate} returned. */
+export interface AclSubject {
+  readonly clientId: string;
+  /** The verified user name; undefined for an anonymous client. */
+  readonly username: string | undefined;
+}
+
+const ACCESS = new Set<string>(["read", "write", "readwrite"]);
+
+/** Parses an ACL file; throws {@link AuthFileError} listing every bad line of `source`. */
+export function parseAcl(text: string, source: string): AclRules {
+  const anonymous: AclRule[] = [];
+  const users = new Map<string, AclRule[]>();
+  const patterns: AclRule[] = [];
+  const problems: string[] = [];
+  let section = anonymous;
+
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = index + 1;
+    const trimmed = raw.trim();
+    if (trimmed === "" || trimmed.startsWith("#")) return;
+    const fail = (message: string): void => {
+      problems.push(`ACL file ${source} line ${String(line)}: ${message}`);
+    };
+    let [first, rest] = take(trimmed);
+    if (first === "user") {
+      if (rest === "") {
+        fail('"user" needs a user name');
+        return;
+      }
+      section = users.get(rest) ?? [];
+      users.set(rest, section);
+      return;
+    }
+    if (first === "anonymous" && rest === "") {
+      section = anonymous;
+      return;
+    }
+    let effect: "allow" | "deny" = "allow";
+    if (first === "allow" || first === "deny") {
+      effect = first;
+      [first, rest] = take(rest);
+    }
+    const kind = first;
+    if (kind !== "topic" && kind !== "pattern") {
+      {
+        fail(`expected "user", "anonymous", "topic", "pattern", "allow" or "deny", got "${first}"`);
+        return;
+      }
+    }
+    let access: Access = "readwrite";
+    const [maybeAccess, afterAccess] = take(rest);
+    // A lone word is the filter itself (a topic may be called "read"); otherwise a leading access word is the access.
+    if (afterAccess !== "" && maybeAccess === "deny" && effect === "allow") {
+      effect = "deny";
+      rest = afterAccess;
+    } else if (afterAccess !== "" && ACCESS.has(maybeAccess)) {
+      access = maybeAccess as Access;
+      rest = afterAccess;
+    }
+    // The filter is the rest of the line as written: topics may contain spaces.
+    const filter = rest;
+    if (filter === "") {
+        fail(`"${kind}" needs a topic filter`);
+        return;
+      }
+    if (!isValidFilter(filter)) {
+        fail(`"${filter}" is not a valid topic filter`);
+        return;
+      }
+    const rule: AclRule = { effect, kind, access, filter, line };
+    if (kind === "pattern") patterns.push(rule);
+    else section.push(rule);
+  });
+  if (problems.length > 0) throw new AuthFileError(problems.join("\n"));
+  return { anonymous, users, patterns };
+}
+
+/** The first word of `text` and what follows it, leading whitespace removed. */
+function take(text: string): [string, string] {
+  const match = /^(\S+)\s*(.*)$/s.exec(text);
+  return match === null ? ["", ""] : [match[1] ?? "", match[2] ?? ""];
+}
+
+/** Characters that would turn a substituted value into a wildcard or extra levels. */
+const UNSAFE = /[/+#]/;
+
+/**
+ * The pattern's filter with %c and %u filled in, or undefined when it cannot apply to `subject`:
+ * an anonymous client for %u, or a value containing `/`, `+` or `#`, which would widen the rule.
+ */
+function substitute(filter: string, subject: AclSubject): string | undefined {
+  let result = filter;
+  if (result.includes("%c")) {
+    if (subject.clientId === "" || UNSAFE.test(subject.clientId)) return undefined;
+    result = result.replaceAll("%c", subject.clientId);
+  }
+  if (result.includes("%u")) {
+    if (subject.username === undefined || subject.username === "" || UNSAFE.test(subject.username)) return undefined;
+    result = result.replaceAll("%u", subject.username);
+  }
+  return result;
+}
+
+function grants(rule: AclRule, wanted: "read" | "write"): boolean {
+  return rule.access === "readwrite" || rule.access === wanted;
+}
+
+/** The rules that concern `subject` for `wanted`, as concrete filters. */
+function applicable(rules: AclRules, subject: AclSubject, wanted: "read" | "write"): { effect: "allow" | "deny"; filter: string }[] {
+  const own = subject.username === undefined ? rules.anonymous : (rules.users.get(subject.username) ?? []);
+  const result: { effect: "allow" | "deny"; filter: string }[] = [];
+  for (const rule of own) if (grants(rule, wanted)) result.push(rule);
+  for (const rule of rules.patterns) {
+    if (!grants(rule, wanted)) continue;
+    const filter = substitute(rule.filter, subject);
+    if (filter !== undefined) result.push({ effect: rule.effect, filter });
+  }
+  return result;
+}
+
+/** Whether `subject` may publish to `topic`: some allow rule matches it and no deny rule does. */
+export function aclAllowsPublish(rules: AclRules, subject: AclSubject, topic: string): boolean {
+  const relevant = applicable(rules, subject, "write");
+  if (relevant.some((rule) => rule.effect === "deny" && matches(rule.filter, topic))) return false;
+  return relevant.some((rule) => rule.effect === "allow" && matches(rule.filter, topic));
+}
+
+/** Whether `subject` may receive a message on `topic` (a read check on one concrete topic). */
+export function aclAllowsReceive(rules: AclRules, subject: AclSubject, topic: string): boolean {
+  const relevant = applicable(rules, subject, "read");
+  if (relevant.some((rule) => rule.effect === "deny" && matches(rule.filter, topic))) return false;
+  return relevant.some((rule) => rule.effect === "allow" && matches(rule.filter, topic));
+}
+
+/**
+ * Whether `subject` may subscribe to `filter`: one allow rule must cover every topic the filter can
+ * match, and no deny rule may match any of them (deny beats allow, and the router does not re-check
+ * each delivery). `$share/<group>/` is stripped first: the group does not change what is received.
+ */
+export function aclAllowsSubscribe(rules: AclRules, subject: AclSubject, filter: string): boolean {
+  const routed = unshare(filter);
+  const relevant = applicable(rules, subject, "read");
+  if (relevant.some((rule) => rule.effect === "deny" && intersects(rule.filter, routed))) return false;
+  return relevant.some((rule) => rule.effect === "allow" && covers(rule.filter, routed));
+}

@@ -1,0 +1,143 @@
+/**
+ * The shape of the broker's settings as written in a config file, validated with zod. Every key
+ * is optional and has a default; unknown keys are refused (strict objects) so a typo cannot be
+ * silently ignored. {@link resolveConfig} turns the parsed value into the {@link BrokerConfig}
+ * the app runs with.
+ * @module
+ */
+import { z } from "zod";
+
+/** Log levels pino knows, plus `silent`. */
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+/** Storage backends. */
+export const STORAGE_KINDS = ["memory", "sqlite"] as const;
+/** What a full per-client queue does with one more message. */
+export const OVERFLOW_POLICIES = ["drop-oldest", "drop-new"] as const;
+
+/** The defaults, in one place so the usage text and the docs quote the same numbers. */
+export const DEFAULTS = {
+  host: "0.0.0.0",
+  tcpPort: 1883,
+  tlsPort: 8883,
+  wsPort: 8080,
+  wssPort: 8443,
+  wsPath: "/mqtt",
+  /** 9090 is Prometheus's own port, so the broker's health/metrics endpoint sits elsewhere. */
+  httpPort: 9883,
+  dataDir: "./data",
+  storage: "sqlite",
+  logLevel: "info",
+  maxConnections: 10_000,
+  maxPacketSize: 1_048_576,
+  maxInflight: 64,
+  maxQueuedMessages: 1_000,
+  maxQueuedBytes: 16_777_216,
+  maxTopicAlias: 16,
+  keepAliveMin: 0,
+  keepAliveMax: 65_535,
+  maxClientIdLength: 256,
+  maxSessionExpiry: 604_800,
+  overflow: "drop-oldest",
+} as const;
+
+const port = z.number().int().min(0).max(65_535);
+const host = z.string().min(1);
+const file = z.string().min(1);
+const wsPath = z.string().startsWith("/");
+const int = (min: number, max: number): z.ZodNumber => z.number().int().min(min).max(max);
+
+const tcpListener = z.strictObject({
+  enabled: z.boolean().default(true),
+  host: host.optional(),
+  port: port.default(DEFAULTS.tcpPort),
+});
+
+const tlsListener = z.strictObject({
+  enabled: z.boolean().optional(),
+  host: host.optional(),
+  port: port.default(DEFAULTS.tlsPort),
+  cert: file.optional(),
+  key: file.optional(),
+  ca: file.optional(),
+  requestClientCert: z.boolean().default(false),
+  requireClientCert: z.boolean().default(false),
+});
+
+const wsListener = z.strictObject({
+  enabled: z.boolean().default(true),
+  host: host.optional(),
+  port: port.default(DEFAULTS.wsPort),
+  path: wsPath.default(DEFAULTS.wsPath),
+});
+
+const wssListener = z.strictObject({
+  enabled: z.boolean().optional(),
+  host: host.optional(),
+  port: port.default(DEFAULTS.wssPort),
+  path: wsPath.default(DEFAULTS.wsPath),
+  cert: file.optional(),
+  key: file.optional(),
+  ca: file.optional(),
+  requestClientCert: z.boolean().default(false),
+  requireClientCert: z.boolean().default(false),
+});
+
+/** The config file schema (also applied to the merged settings after env and flags). */
+export const configSchema = z.strictObject({
+  host: host.default(DEFAULTS.host),
+  listeners: z
+    .strictObject({
+      tcp: tcpListener.prefault({}),
+      tls: tlsListener.prefault({}),
+      ws: wsListener.prefault({}),
+      wss: wssListener.prefault({}),
+    })
+    .prefault({}),
+  http: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      host: host.optional(),
+      port: port.default(DEFAULTS.httpPort),
+    })
+    .prefault({}),
+  dataDir: z.string().min(1).default(DEFAULTS.dataDir),
+  storage: z.enum(STORAGE_KINDS).default(DEFAULTS.storage),
+  logLevel: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel),
+  logPretty: z.boolean().default(false),
+  limits: z
+    .strictObject({
+      maxConnections: int(1, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxConnections),
+      // 268,435,455 is the largest Remaining Length plus a 5-byte fixed header [MQTT-2.2.3].
+      maxPacketSize: int(64, 268_435_460).default(DEFAULTS.maxPacketSize),
+      maxInflight: int(1, 65_535).default(DEFAULTS.maxInflight),
+      maxQueuedMessages: int(1, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxQueuedMessages),
+      maxQueuedBytes: int(1, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxQueuedBytes),
+      maxTopicAlias: int(0, 65_535).default(DEFAULTS.maxTopicAlias),
+      keepAlive: z
+        .strictObject({
+          min: int(0, 65_535).default(DEFAULTS.keepAliveMin),
+          max: int(1, 65_535).default(DEFAULTS.keepAliveMax),
+        })
+        .prefault({}),
+      // A server must accept ids of 1 to 23 characters [MQTT-3.1.3-5], so the cap cannot go lower.
+      maxClientIdLength: int(23, 65_535).default(DEFAULTS.maxClientIdLength),
+      maxSessionExpiry: int(0, 0xffff_ffff).default(DEFAULTS.maxSessionExpiry),
+    })
+    .prefault({}),
+  auth: z
+    .strictObject({
+      allowAnonymous: z.boolean().default(true),
+      passwordFile: file.optional(),
+      aclFile: file.optional(),
+    })
+    .prefault({}),
+  queue: z
+    .strictObject({
+      overflow: z.enum(OVERFLOW_POLICIES).default(DEFAULTS.overflow),
+      queueQos0Offline: z.boolean().default(false),
+    })
+    .prefault({}),
+});
+
+/** Settings as the schema outputs them: every default filled in, listeners not yet resolved. */
+export type ConfigInput = z.output<typeof configSchema>;

@@ -1,0 +1,103 @@
+/**
+ * The settings the broker runs with, after defaults, file, environment and flags are merged and
+ * every cross-field rule is checked. Disabled listeners are `undefined`.
+ * @module
+ */
+import type { LOG_LEVELS, OVERFLOW_POLICIES, STORAGE_KINDS } from "./schema.js";
+
+/** A pino log level (or `silent`). */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** Storage backend. */
+export type StorageKind = (typeof STORAGE_KINDS)[number];
+/** What a full per-client queue does with one more message. */
+export type OverflowPolicy = (typeof OVERFLOW_POLICIES)[number];
+
+/** A bound address: `port` 0 asks the OS for a free port. */
+export interface Endpoint {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Certificate files of a TLS listener (paths, read by the listener at start). */
+export interface TlsFiles {
+  /** PEM certificate chain. */
+  readonly cert: string;
+  /** PEM private key. */
+  readonly key: string;
+  /** PEM CA bundle that verifies client certificates. */
+  readonly ca: string | undefined;
+  /** Ask clients for a certificate (a client without one may still connect). */
+  readonly requestClientCert: boolean;
+  /** Refuse clients without a certificate the CA vouches for (implies requesting one). */
+  readonly requireClientCert: boolean;
+}
+
+/** A WebSocket listener: HTTP upgrade requests to `path` carry MQTT. */
+export interface WsEndpoint extends Endpoint {
+  readonly path: string;
+}
+
+/** The MQTT listeners; `undefined` means not started. */
+export interface ListenersConfig {
+  readonly tcp: Endpoint | undefined;
+  readonly tls: (Endpoint & TlsFiles) | undefined;
+  readonly ws: WsEndpoint | undefined;
+  readonly wss: (WsEndpoint & TlsFiles) | undefined;
+}
+
+/** Resource limits; the protocol layer announces the MQTT 5 ones in CONNACK. */
+export interface LimitsConfig {
+  /** Open connections at once; more are refused (0x97 quota exceeded / 3.1.1 code 3). */
+  readonly maxConnections: number;
+  /** Largest packet accepted, bytes (Maximum Packet Size). */
+  readonly maxPacketSize: number;
+  /** Inbound QoS 1/2 messages a client may have unacknowledged (Receive Maximum). */
+  readonly maxInflight: number;
+  /** Messages queued per offline or slow client. */
+  readonly maxQueuedMessages: number;
+  /** Payload bytes queued per client. */
+  readonly maxQueuedBytes: number;
+  /** Highest inbound Topic Alias (Topic Alias Maximum; 0 disables). */
+  readonly maxTopicAlias: number;
+  /** Bounds on a client's keep alive, seconds; outside them the server imposes the bound (Server Keep Alive). */
+  readonly keepAlive: { readonly min: number; readonly max: number };
+  /** Longest client identifier accepted. */
+  readonly maxClientIdLength: number;
+  /** Cap on the Session Expiry Interval a client may ask for, seconds. */
+  readonly maxSessionExpiry: number;
+}
+
+/** Authentication and authorization files. */
+export interface AuthConfig {
+  /** Whether a client without a user name may connect. */
+  readonly allowAnonymous: boolean;
+  /** `user:hash` lines; unset means user names are not checked. */
+  readonly passwordFile: string | undefined;
+  /** Topic access rules; unset means every client may use every topic. */
+  readonly aclFile: string | undefined;
+}
+
+/** Per-client queue policy. */
+export interface QueueConfig {
+  /** Full queue: evict the oldest message, or refuse the new one. Drops are counted either way. */
+  readonly overflow: OverflowPolicy;
+  /** Whether QoS 0 messages are queued for disconnected persistent sessions. */
+  readonly queueQos0Offline: boolean;
+}
+
+/** Everything the broker needs to start. */
+export interface BrokerConfig {
+  /** The config file the settings were read from, if any. */
+  readonly configFile: string | undefined;
+  readonly listeners: ListenersConfig;
+  /** `/health` and `/metrics`; `undefined` when disabled. */
+  readonly http: Endpoint | undefined;
+  readonly dataDir: string;
+  readonly storage: StorageKind;
+  readonly logLevel: LogLevel;
+  /** Human-readable logs through pino-pretty instead of JSON lines. */
+  readonly logPretty: boolean;
+  readonly limits: LimitsConfig;
+  readonly auth: AuthConfig;
+  readonly queue: QueueConfig;
+}

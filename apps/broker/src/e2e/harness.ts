@@ -1,0 +1,81 @@
+// Test-only: a broker on loopback port 0 with its listeners, and MQTT.js clients bounded in time.
+import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
+import { pino } from "pino";
+import { listenTcp, type Listening } from "../listeners/tcp.js";
+import { listenWs } from "../listeners/ws.js";
+import { Broker, type BrokerOptions } from "../mqtt/broker.js";
+
+export interface Harness {
+  readonly broker: Broker;
+  readonly tcpPort: number;
+  readonly wsPort: number;
+  /** Connects an MQTT.js client over TCP (or WebSocket) and waits for CONNACK. */
+  client(options?: IClientOptions & { transport?: "tcp" | "ws" }): Promise<MqttClient>;
+  close(): Promise<void>;
+}
+
+export async function startBroker(options: Partial<BrokerOptions> = {}): Promise<Harness> {
+  const log = pino({ level: process.env["HANDOFF_TEST_LOG"] ?? "silent" });
+  const broker = new Broker({ log, tickMs: 100, ...options });
+  const listeners: Listening[] = [await listenTcp(broker, log, "127.0.0.1", 0), await listenWs(broker, log, { host: "127.0.0.1", port: 0, path: "/mqtt" })];
+  const [tcp, ws] = listeners;
+  if (tcp === undefined || ws === undefined) throw new Error("listeners did not start");
+  const clients = new Set<MqttClient>();
+  return {
+    broker,
+    tcpPort: tcp.address.port,
+    wsPort: ws.address.port,
+    client: async ({ transport = "tcp", ...options } = {}) => {
+      const url = transport === "ws" ? `ws://127.0.0.1:${String(ws.address.port)}/mqtt` : `mqtt://127.0.0.1:${String(tcp.address.port)}`;
+      const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 5, ...options });
+      clients.add(client);
+      collect(client); // from the first packet on: a resumed session's queue arrives right after CONNACK
+      await new Promise<void>((resolve, reject) => {
+        client.once("connect", () => {
+          resolve();
+        });
+        client.once("error", reject);
+      });
+      return client;
+    },
+    close: async () => {
+      await Promise.all([...clients].map((c) => c.endAsync(true)));
+      for (const l of listeners) await l.close();
+      await broker.close(500);
+    },
+  };
+}
+
+/** A message as a test client saw it. */
+export interface Got {
+  readonly topic: string;
+  readonly payload: string;
+  readonly retain: boolean;
+  readonly qos: number;
+  readonly dup: boolean;
+}
+
+const received = new WeakMap<MqttClient, Got[]>();
+
+/** The messages a harness client has received since it connected (the same array every call). */
+export function collect(client: MqttClient): Got[] {
+  let got = received.get(client);
+  if (got === undefined) {
+    const list: Got[] = [];
+    got = list;
+    received.set(client, list);
+    client.on("message", (topic, payload, packet) => {
+      list.push({ topic, payload: payload.toString(), retain: packet.retain, qos: packet.qos, dup: packet.dup });
+    });
+  }
+  return got;
+}
+
+/** Waits until `check` holds, polling, or fails after `ms`. */
+export async function until(check: () => boolean, ms = 5000, what = "condition"): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

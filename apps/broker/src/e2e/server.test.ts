@@ -1,0 +1,126 @@
+// The whole server from its settings (startServer): TLS, ACLs with a password file, /health and
+// /metrics, $SYS, graceful shutdown — over real loopback sockets with MQTT.js.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import mqtt, { type MqttClient } from "mqtt";
+import { pino } from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { hashPassword } from "../auth/index.js";
+import { loadConfig } from "../config/index.js";
+import { startServer, type Server } from "../server.js";
+import { collect, until } from "./harness.js";
+
+const fixtures = new URL("./fixtures/", import.meta.url).pathname;
+const log = pino({ level: process.env["HANDOFF_TEST_LOG"] ?? "silent" });
+let server: Server | undefined;
+let dir: string | undefined;
+const clients: MqttClient[] = [];
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.endAsync(true)));
+  await server?.close();
+  server = undefined;
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+async function start(flags: string[] | ((dir: string) => string[]), files: Record<string, string> = {}): Promise<Server> {
+  const d = mkdtempSync(join(tmpdir(), "handoff-broker-"));
+  dir = d;
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(d, name), text);
+  const extra = typeof flags === "function" ? flags(d) : flags;
+  const loaded = loadConfig(["--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0", "--data-dir", d, ...extra], {}, (p) => {
+    throw new Error(`no config file expected: ${p}`);
+  });
+  if (loaded.kind !== "run") throw new Error("help");
+  server = await startServer(loaded.config, log);
+  return server;
+}
+
+async function connect(url: string, options: mqtt.IClientOptions = {}): Promise<MqttClient> {
+  const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 5, ...options });
+  clients.push(client);
+  collect(client);
+  await new Promise<void>((resolve, reject) => {
+    client.once("connect", () => {
+      resolve();
+    });
+    client.once("error", reject);
+  });
+  return client;
+}
+
+describe("the broker server", () => {
+  it("serves MQTT over TLS with the configured certificate", async () => {
+    const s = await start(["--tls-port", "0", "--tls-cert", join(fixtures, "localhost-cert.pem"), "--tls-key", join(fixtures, "localhost-key.pem")]);
+    const port = s.ports.tls ?? 0;
+    expect(port).toBeGreaterThan(0);
+    const client = await connect(`mqtts://127.0.0.1:${String(port)}`, { rejectUnauthorized: false });
+    await client.subscribeAsync("secure", { qos: 1 });
+    await client.publishAsync("secure", "over tls", { qos: 1 });
+    await until(() => collect(client).length === 1);
+    expect(collect(client)[0]?.payload).toBe("over tls");
+  });
+
+  it("refuses a wrong password with CONNACK 0x86", async () => {
+    const hash = await hashPassword("s3cret");
+    const s = await start((d) => ["--password-file", join(d, "passwords")], { passwords: `alice:${hash}\n` });
+    const url = `mqtt://127.0.0.1:${String(s.ports.mqtt ?? 0)}`;
+    await expect(connect(url, { username: "alice", password: "wrong" })).rejects.toMatchObject({ code: 0x86 });
+    await connect(url, { username: "alice", password: "s3cret" });
+  });
+
+  it("enforces ACLs: a denied subscribe gets 0x87 and a denied publish is not delivered", async () => {
+    const hash = await hashPassword("s3cret");
+    const s = await start((d) => ["--password-file", join(d, "passwords"), "--acl-file", join(d, "acl"), "--allow-anonymous", "false"], {
+      passwords: `alice:${hash}\nbob:${hash}\n`,
+      acl: "user alice\ntopic readwrite alice/#\ntopic read shared/#\nuser bob\ntopic readwrite shared/#\n",
+    });
+    const url = `mqtt://127.0.0.1:${String(s.ports.mqtt ?? 0)}`;
+    const alice = await connect(url, { username: "alice", password: "s3cret" });
+    await expect(alice.subscribeAsync("bob/#", { qos: 1 })).rejects.toMatchObject({ packet: { granted: [0x87] } });
+    const granted = await alice.subscribeAsync("shared/#", { qos: 1 });
+    expect(granted.map((g) => g.qos)).toEqual([1]);
+    await expect(alice.publishAsync("shared/x", "from alice", { qos: 1 })).rejects.toMatchObject({ code: 0x87 });
+    const bob = await connect(url, { username: "bob", password: "s3cret" });
+    await bob.publishAsync("shared/x", "from bob", { qos: 1 });
+    await until(() => collect(alice).length === 1);
+    expect(collect(alice).map((m) => m.payload)).toEqual(["from bob"]);
+  });
+
+  it("answers /health and serves Prometheus metrics", async () => {
+    const s = await start([]);
+    const base = `http://127.0.0.1:${String(s.ports.http ?? 0)}`;
+    const health = await fetch(`${base}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: "ok" });
+    await connect(`mqtt://127.0.0.1:${String(s.ports.mqtt ?? 0)}`, { clientId: "metered" });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/handoff_broker_connections 1/);
+  });
+
+  it("publishes $SYS topics as retained messages", async () => {
+    const s = await start([]);
+    const client = await connect(`mqtt://127.0.0.1:${String(s.ports.mqtt ?? 0)}`);
+    await client.subscribeAsync("$SYS/broker/version", { qos: 0 });
+    await until(() => collect(client).length === 1);
+    expect(collect(client)[0]).toMatchObject({ retain: true, payload: "0.0.0" });
+  });
+
+  it("sends MQTT 5 clients DISCONNECT 0x8B when it shuts down", async () => {
+    const s = await start([]);
+    const client = await connect(`mqtt://127.0.0.1:${String(s.ports.mqtt ?? 0)}`);
+    const reason = new Promise<number | undefined>((resolve) => {
+      client.once("disconnect", (packet) => {
+        resolve(packet.reasonCode);
+      });
+      client.once("close", () => {
+        resolve(undefined);
+      });
+    });
+    await s.close();
+    server = undefined;
+    expect(await reason).toBe(0x8b);
+  });
+});

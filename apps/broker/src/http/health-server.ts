@@ -1,0 +1,123 @@
+/**
+ * The broker's HTTP endpoint for operators: `GET /health` for load balancers and orchestrators,
+ * `GET /metrics` for Prometheus. Nothing else is served: 404 for other paths, 405 for other
+ * methods (HEAD is answered like GET, without a body).
+ * @module
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Registry } from "prom-client";
+
+/** What `/health` reports besides status and uptime. */
+export interface HealthStatus {
+  /** Open MQTT connections. */
+  readonly connections: number;
+}
+
+/** Options of {@link createHttpServer}. */
+export interface HttpServerOptions {
+  /** Interface to bind. */
+  readonly host: string;
+  /** Port; 0 picks a free one. */
+  readonly port: number;
+  /** Registry `/metrics` serializes. */
+  readonly registry: Registry;
+  /** Called on each `/health` request. */
+  readonly status: () => HealthStatus;
+  /** Seconds since the broker started (default: the process's uptime). */
+  readonly uptimeSeconds?: () => number;
+  /** How long `close()` lets in-flight requests finish before cutting their sockets, ms (default 1000). */
+  readonly closeGraceMs?: number;
+  /** How long an idle keep-alive connection stays open, ms (default: node's 5000). */
+  readonly keepAliveTimeoutMs?: number;
+  /** Called with an error `/metrics` could not serialize (default: ignored; the client sees 500). */
+  readonly onError?: (err: unknown) => void;
+}
+
+/** The health and metrics server. */
+export interface HttpServer {
+  /** Binds; resolves with the address actually bound (the chosen port when 0 was asked for). */
+  listen(): Promise<AddressInfo>;
+  /** From now on `/health` answers 503 so balancers stop sending clients; everything else still works. */
+  beginShutdown(): void;
+  /** Answers 503 on `/health`, stops accepting, closes idle keep-alive sockets, and resolves once all are gone. */
+  close(): Promise<void>;
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": contentType, "cache-control": "no-store", "content-length": Buffer.byteLength(body), ...headers });
+  res.end(res.req.method === "HEAD" ? undefined : body);
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown, headers?: Record<string, string>): void {
+  send(res, status, "application/json; charset=utf-8", JSON.stringify(value), headers);
+}
+
+/** Creates the server (not yet listening). */
+export function createHttpServer(options: HttpServerOptions): HttpServer {
+  const uptime = options.uptimeSeconds ?? (() => process.uptime());
+  let stopping = false;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (path !== "/health" && path !== "/metrics") {
+      sendJson(res, 404, { error: "not found" });
+      return;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      sendJson(res, 405, { error: "method not allowed" }, { allow: "GET, HEAD" });
+      return;
+    }
+    if (path === "/health") {
+      const body = { status: stopping ? "stopping" : "ok", uptime: Math.floor(uptime()), connections: options.status().connections };
+      sendJson(res, stopping ? 503 : 200, body);
+      return;
+    }
+    try {
+      send(res, 200, options.registry.contentType, await options.registry.metrics());
+    } catch (err) {
+      options.onError?.(err);
+      sendJson(res, 500, { error: "metrics unavailable" });
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res);
+  });
+
+  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
+
+  return {
+    listen: () =>
+      new Promise<AddressInfo>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(options.port, options.host, () => {
+          server.off("error", reject);
+          const address = server.address();
+          if (address === null || typeof address === "string") reject(new Error("HTTP server has no TCP address"));
+          else resolve(address);
+        });
+      }),
+    beginShutdown() {
+      stopping = true;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        stopping = true;
+        if (!server.listening) {
+          resolve();
+          return;
+        }
+        // A keep-alive socket would hold close() open until it times out; a busy one gets a grace period.
+        const grace = setTimeout(() => {
+          server.closeAllConnections();
+        }, options.closeGraceMs ?? 1000);
+        grace.unref();
+        server.close(() => {
+          clearTimeout(grace);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

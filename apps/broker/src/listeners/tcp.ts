@@ -1,0 +1,77 @@
+/**
+ * MQTT over TCP (default port 1883) and TLS (default 8883).
+ * @module
+ */
+import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { createServer as createTlsServer, type TlsOptions } from "node:tls";
+import type { Logger } from "pino";
+import type { Broker } from "../mqtt/broker.js";
+import { socketTransport } from "./socket-transport.js";
+
+/** A bound listener. */
+export interface Listening {
+  readonly kind: "tcp" | "tls" | "ws" | "wss";
+  readonly address: AddressInfo;
+  /** Stops accepting; open connections are the broker's to close. */
+  close(): Promise<void>;
+}
+
+function serve(server: Server, kind: "tcp" | "tls", broker: Broker, log: Logger): void {
+  const accept = (socket: Socket): void => {
+    const transport = socketTransport(socket, kind);
+    const events = broker.attach(transport);
+    if (events === undefined) return;
+    socket.on("data", (chunk: Buffer) => {
+      events.data(chunk);
+    });
+    socket.on("error", (err) => {
+      log.debug({ err, remote: transport.remote }, "socket error");
+    });
+    socket.on("close", () => {
+      events.closed();
+    });
+  };
+  server.on(kind === "tls" ? "secureConnection" : "connection", accept);
+  server.on("tlsClientError", (err: Error) => {
+    log.info({ err: err.message }, "TLS handshake failed");
+  });
+}
+
+/** Binds `server` and resolves with its address. */
+export function bind(server: Server, host: string, port: number, kind: Listening["kind"]): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      const address = server.address();
+      if (address === null || typeof address === "string") {
+        reject(new Error(`${kind} listener has no TCP address`));
+        return;
+      }
+      resolve({
+        kind,
+        address,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => {
+              done();
+            });
+          }),
+      });
+    });
+  });
+}
+
+/** Listens for MQTT over plain TCP. */
+export function listenTcp(broker: Broker, log: Logger, host: string, port: number): Promise<Listening> {
+  const server = createServer();
+  serve(server, "tcp", broker, log);
+  return bind(server, host, port, "tcp");
+}
+
+/** Listens for MQTT over TLS; `tls` carries cert, key and optional client-certificate settings. */
+export function listenTls(broker: Broker, log: Logger, host: string, port: number, tls: TlsOptions): Promise<Listening> {
+  const server = createTlsServer(tls);
+  serve(server, "tls", broker, log);
+  return bind(server, host, port, "tls");
+}

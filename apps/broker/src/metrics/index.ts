@@ -1,0 +1,14 @@
+/**
+ * Prometheus metrics of the broker and its `$SYS` topics.
+ * @module
+ */
+export {
+  createBrokerMetrics,
+  METRIC_PREFIX,
+  type BrokerMetrics,
+  type BrokerMetricsOptions,
+  type QosLabel,
+  type TrafficTotals,
+} from "./broker-metrics.js";
+export type { RouterSource, RouterStatsSource } from "./router-source.js";
+export { SYS_PREFIX, sysSnapshot, sysTopics, type BrokerInfo, type SysMessage, type SysSnapshot } from "./sys-topics.js";

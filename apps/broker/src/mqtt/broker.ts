@@ -1,0 +1,119 @@
+/**
+ * The broker core of the app: one router, the access hooks, and a handler per connection.
+ * Listeners hand it transports; a timer drives keep alive, will delays and session expiry.
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import { ReasonCode, Router, type ProtocolOptions, type RouterOptions } from "@handoff/mqtt-router";
+import { GenerationAllocator, type Clock } from "@handoff/seqlog";
+import type { Logger } from "pino";
+import { allowAll, type AccessControl } from "./access.js";
+import { ClientHandler, type HandlerContext } from "./client-handler.js";
+import { BrokerCounters } from "./counters.js";
+import type { Transport, TransportEvents } from "./transport.js";
+
+/** Broker settings the core needs (listeners are configured separately). */
+export interface BrokerOptions {
+  readonly log: Logger;
+  readonly access?: AccessControl;
+  /** Wall clock by default: session and message expiry must survive restarts. */
+  readonly clock?: Clock;
+  /** Per-connection protocol limits (receive maximum, packet size, aliases, keep alive...). */
+  readonly protocol?: Omit<ProtocolOptions, "clock" | "generateClientId">;
+  /** Router settings (queue bounds, overflow policy, expiry cap). */
+  readonly router?: Omit<RouterOptions, "clock">;
+  /** Most simultaneous connections; a connection beyond it is closed at once and logged. */
+  readonly maxConnections?: number;
+  /** Buffered bytes above which QoS 0 deliveries to a slow client are dropped. Default 1 MiB. */
+  readonly qos0HighWaterBytes?: number;
+  /** How often timers run, ms. Default 1000. */
+  readonly tickMs?: number;
+  /** Bounds on a client's keep alive, seconds: outside them the server imposes the bound (Server Keep Alive). */
+  readonly keepAlive?: { readonly min: number; readonly max: number };
+}
+
+const wallClock: Clock = { now: () => Date.now() };
+
+/** The broker core. */
+export class Broker {
+  readonly router: Router;
+  readonly counters = new BrokerCounters();
+  readonly #ctx: HandlerContext;
+  readonly #handlers = new Set<ClientHandler>();
+  readonly #maxConnections: number;
+  readonly #timer: NodeJS.Timeout;
+  #closing = false;
+
+  constructor(options: BrokerOptions) {
+    const clock = options.clock ?? wallClock;
+    this.router = new Router({
+      clock,
+      generations: new GenerationAllocator({ wallClockMs: Date.now() }),
+      ...options.router,
+    });
+    this.#maxConnections = options.maxConnections ?? Number.POSITIVE_INFINITY;
+    this.#ctx = {
+      router: this.router,
+      clock,
+      log: options.log,
+      access: options.access ?? allowAll,
+      counters: this.counters,
+      // Inbound topic aliases on by default (mosquitto's default maximum is 10 too).
+      protocol: { topicAliasMaximum: 10, ...options.protocol, clock, generateClientId: () => `handoff-${randomUUID()}` },
+      owners: new Map(),
+      qos0HighWaterBytes: options.qos0HighWaterBytes ?? 1024 * 1024,
+      keepAlive: options.keepAlive ?? { min: 0, max: 65_535 },
+    };
+    this.#timer = setInterval(() => {
+      this.tick();
+    }, options.tickMs ?? 1000);
+    this.#timer.unref();
+  }
+
+  /** Open client connections. */
+  get connections(): number {
+    return this.#handlers.size;
+  }
+
+  /** Wires a new client transport; returns the callbacks the transport reports to. */
+  attach(transport: Transport): TransportEvents | undefined {
+    if (this.#closing || this.#handlers.size >= this.#maxConnections) {
+      this.#ctx.log.warn({ remote: transport.remote, open: this.#handlers.size }, "connection refused: limit reached or shutting down");
+      transport.destroy();
+      return undefined;
+    }
+    const handler = new ClientHandler(this.#ctx, transport);
+    this.#handlers.add(handler);
+    let closed = false;
+    return {
+      data: (chunk) => {
+        handler.receive(chunk);
+      },
+      closed: () => {
+        if (closed) return;
+        closed = true;
+        this.#handlers.delete(handler);
+        handler.transportClosed();
+      },
+    };
+  }
+
+  /** Runs timers now: keep alive for every connection, then the router's wills and expiry. */
+  tick(): void {
+    const now = this.#ctx.clock.now();
+    for (const handler of this.#handlers) handler.tick(now);
+    for (const event of this.router.tick()) this.#ctx.log.info(event, event.kind);
+  }
+
+  /**
+   * Stops: every MQTT 5 client gets DISCONNECT 0x8B (Server shutting down) [MQTT-3.14.2], 3.1.1
+   * clients a close; resolves once all connections are gone or after `graceMs`.
+   */
+  async close(graceMs = 2000): Promise<void> {
+    this.#closing = true;
+    clearInterval(this.#timer);
+    for (const handler of this.#handlers) handler.disconnect(ReasonCode.ServerShuttingDown);
+    const deadline = Date.now() + graceMs;
+    while (this.#handlers.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,0 +1,403 @@
+/**
+ * One client connection: bytes from the transport go into the protocol state machine; its
+ * actions go out as bytes or become router calls; the router's deliveries come back in through
+ * the {@link DeliverySink} this handler implements.
+ *
+ * Actions are performed strictly in order. Most effects are handled synchronously; the CONNECT
+ * waits for authentication (scrypt is asynchronous), and everything behind it waits too.
+ * @module
+ */
+import {
+  MqttConnection,
+  ReasonCode,
+  type Action,
+  type ConnectRequestEffect,
+  type DeliverySink,
+  type Effect,
+  type OutboundPublish,
+  type ProtocolOptions,
+  type PublishEffect,
+  type Router,
+  type SubscribeEffect,
+} from "@handoff/mqtt-router";
+import type { Clock } from "@handoff/seqlog";
+import type { Logger } from "pino";
+import type { AccessControl, ClientIdentity } from "./access.js";
+import type { BrokerCounters } from "./counters.js";
+import type { Transport } from "./transport.js";
+
+/** What every handler shares: the router, the access hooks, the registry of owners. */
+export interface HandlerContext {
+  readonly router: Router;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly access: AccessControl;
+  readonly counters: BrokerCounters;
+  readonly protocol: ProtocolOptions;
+  /** The handler that currently owns each client id. */
+  readonly owners: Map<string, ClientHandler>;
+  /** Above this many buffered bytes, QoS 0 deliveries to the client are dropped (and counted). */
+  readonly qos0HighWaterBytes: number;
+  /** Keep alive bounds in seconds; a client outside them gets the bound as Server Keep Alive. */
+  readonly keepAlive: { readonly min: number; readonly max: number };
+}
+
+// The keep alive the server imposes, if the client's is outside the bounds (0 means "none", which
+// counts as above any finite maximum).
+function imposedKeepAlive(asked: number, bounds: { readonly min: number; readonly max: number }): number | undefined {
+  if (asked === 0) return bounds.max < 65_535 ? bounds.max : undefined;
+  if (asked < bounds.min) return bounds.min;
+  if (asked > bounds.max) return bounds.max;
+  return undefined;
+}
+
+// A payload decoded from a socket chunk is a view into that chunk; a message kept on a queue must
+// not pin the whole chunk, so it gets its own copy unless it already is the whole buffer.
+function own(payload: Uint8Array): Uint8Array {
+  return payload.byteOffset === 0 && payload.byteLength === payload.buffer.byteLength ? payload : payload.slice();
+}
+
+/** Handles one client connection. */
+export class ClientHandler implements DeliverySink {
+  readonly #ctx: HandlerContext;
+  readonly #transport: Transport;
+  readonly #conn: MqttConnection;
+  readonly #pending: Action[] = [];
+  #head = 0;
+  #busy = false;
+  #identity: ClientIdentity | undefined;
+  #generation: number | undefined;
+  #version: 4 | 5 = 5;
+  /** While a SUBSCRIBE is being answered, its retained deliveries wait until after the SUBACK. */
+  #held: OutboundPublish[] | undefined;
+
+  constructor(ctx: HandlerContext, transport: Transport) {
+    this.#ctx = ctx;
+    this.#transport = transport;
+    this.#conn = new MqttConnection(ctx.protocol);
+    ctx.counters.connectionsTotal += 1;
+    ctx.counters.connectionsOpen += 1;
+  }
+
+  /** The client id, once CONNECT was accepted. */
+  get clientId(): string | undefined {
+    return this.#identity?.clientId;
+  }
+
+  /** Bytes from the client. */
+  receive(chunk: Uint8Array): void {
+    this.#ctx.counters.bytesReceived += chunk.byteLength;
+    this.#conn.receiveBytes(chunk);
+    this.#flush();
+  }
+
+  /** The transport is gone (the client closed it, or it failed). */
+  transportClosed(): void {
+    this.#conn.connectionLost();
+    this.#flush();
+  }
+
+  /** Drives keep alive and connect timeouts. */
+  tick(now: number): void {
+    this.#conn.tick(now);
+    this.#flush();
+  }
+
+  /** Ends the connection from the server side with a DISCONNECT reason code (v5) or a close. */
+  disconnect(reasonCode: number, reasonString?: string): void {
+    this.#conn.disconnect(reasonCode, reasonString);
+    this.#flush();
+  }
+
+  #flush(): void {
+    const actions = this.#conn.drain();
+    for (const action of actions) this.#pending.push(action);
+    this.#run();
+  }
+
+  // Performs pending actions in order; stops at an effect that has to wait, and resumes after it.
+  #run(): void {
+    if (this.#busy) return;
+    this.#busy = true;
+    for (;;) {
+      const action = this.#pending[this.#head];
+      if (action === undefined) break;
+      this.#head += 1;
+      switch (action.kind) {
+        case "send":
+          this.#ctx.counters.bytesSent += action.bytes.byteLength;
+          this.#transport.write(action.bytes);
+          break;
+        case "close":
+          this.#transport.close();
+          break;
+        case "effect": {
+          const waiting = this.#effect(action.effect);
+          for (const next of this.#conn.drain()) this.#pending.push(next);
+          if (waiting !== undefined) {
+            waiting.then(
+              () => {
+                this.#resume();
+              },
+              (err: unknown) => {
+                this.#ctx.log.error({ err, clientId: this.clientId }, "connection handler failed");
+                this.#conn.disconnect(ReasonCode.UnspecifiedError);
+                this.#resume();
+              },
+            );
+            return; // stays busy until the effect settles
+          }
+          break;
+        }
+        default: {
+          const never: never = action;
+          throw new Error(`unknown action ${String(never)}`);
+        }
+      }
+    }
+    this.#pending.length = 0;
+    this.#head = 0;
+    this.#busy = false;
+  }
+
+  #resume(): void {
+    this.#busy = false;
+    for (const next of this.#conn.drain()) this.#pending.push(next);
+    this.#run();
+  }
+
+  #effect(effect: Effect): Promise<void> | undefined {
+    const { router } = this.#ctx;
+    const id = this.#identity;
+    const generation = this.#generation;
+    switch (effect.kind) {
+      case "connect-request":
+        return this.#connect(effect);
+      case "auth":
+        // Enhanced authentication is not configured: refuse the method [MQTT-4.12.0-1].
+        if (effect.phase === "connect") this.#conn.reject(ReasonCode.BadAuthenticationMethod);
+        else this.#conn.disconnect(ReasonCode.BadAuthenticationMethod);
+        return undefined;
+      case "publish":
+        this.#publish(effect);
+        return undefined;
+      case "subscribe":
+        this.#subscribe(effect);
+        return undefined;
+      case "unsubscribe": {
+        if (id === undefined || generation === undefined) return undefined;
+        const result = router.unsubscribe(id.clientId, generation, effect.topicFilters);
+        if (result.ok) {
+          this.#conn.unsubscribed(
+            effect.packetId,
+            result.existed.map((existed) => (existed ? ReasonCode.Success : ReasonCode.NoSubscriptionExisted)),
+          );
+        }
+        return undefined;
+      }
+      case "inbound-qos2-received":
+      case "inbound-qos2-released":
+        if (id !== undefined && generation !== undefined) {
+          router.inboundQos2(id.clientId, generation, effect.packetId, effect.kind === "inbound-qos2-received");
+        }
+        return undefined;
+      case "delivery-acked":
+      case "delivery-rejected":
+      case "delivery-completed":
+        if (id !== undefined && generation !== undefined) router.acknowledge(id.clientId, generation, effect.packetId);
+        return undefined;
+      case "delivery-received":
+        if (id !== undefined && generation !== undefined) router.pubrec(id.clientId, generation, effect.packetId);
+        return undefined;
+      case "closed":
+        this.#closed(effect.publishWill, effect.sessionExpiryInterval, effect.cause, effect.reasonCode, effect.detail);
+        return undefined;
+      default: {
+        const never: never = effect;
+        throw new Error(`unknown effect ${String(never)}`);
+      }
+    }
+  }
+
+  async #connect(request: ConnectRequestEffect): Promise<void> {
+    const { router, access, log, owners, counters } = this.#ctx;
+    this.#version = request.protocolVersion;
+    if (request.authentication !== undefined) {
+      this.#conn.reject(ReasonCode.BadAuthenticationMethod, "enhanced authentication is not enabled");
+      counters.connectsRefused += 1;
+      return;
+    }
+    const verdict = await access.authenticate({
+      clientId: request.clientId,
+      ...(request.username === undefined ? {} : { username: request.username }),
+      ...(request.password === undefined ? {} : { password: request.password }),
+    });
+    if (this.#conn.phase !== "connecting") return; // the client left while we checked
+    if (!verdict.ok) {
+      counters.connectsRefused += 1;
+      log.info({ clientId: request.clientId, username: request.username, reason: verdict.reason }, "connect refused");
+      this.#conn.reject(verdict.reasonCode);
+      return;
+    }
+    const will = request.will;
+    const outcome = router.connect({
+      clientId: request.clientId,
+      cleanStart: request.cleanStart,
+      sessionExpiryInterval: request.sessionExpiryInterval,
+      receiveMaximum: request.receiveMaximum,
+      protocolVersion: request.protocolVersion,
+      sink: this,
+      ...(will === undefined
+        ? {}
+        : {
+            will: {
+              message: {
+                topic: will.topic,
+                payload: own(will.payload),
+                qos: will.qos,
+                retain: will.retain,
+                properties: messageProperties(will.properties),
+                origin: request.clientId,
+              },
+              delaySeconds: will.properties.willDelayInterval ?? 0,
+              ...(will.properties.messageExpiryInterval === undefined ? {} : { expirySeconds: will.properties.messageExpiryInterval }),
+            },
+          }),
+    });
+    if (outcome.displaced !== undefined) {
+      const previous = owners.get(request.clientId);
+      log.info({ clientId: request.clientId, clean: request.cleanStart }, "session taken over");
+      previous?.disconnect(ReasonCode.SessionTakenOver); // [MQTT-3.1.4-3]
+    }
+    owners.set(request.clientId, this);
+    this.#identity = verdict.identity;
+    this.#generation = outcome.generation;
+    const serverKeepAlive = imposedKeepAlive(request.keepAlive, this.#ctx.keepAlive);
+    this.#conn.accept({
+      sessionPresent: outcome.sessionPresent,
+      ...(serverKeepAlive === undefined ? {} : { limits: { serverKeepAlive } }),
+      inboundQos2PacketIds: outcome.inboundQos2,
+      ...(outcome.sessionExpiryInterval === request.sessionExpiryInterval ? {} : { sessionExpiryInterval: outcome.sessionExpiryInterval }),
+    });
+    // CONNACK is queued first; only then may the router resend and drain the session.
+    router.bind(request.clientId, outcome.generation);
+    log.debug({ clientId: request.clientId, sessionPresent: outcome.sessionPresent, remote: this.#transport.remote }, "client connected");
+  }
+
+  #publish(effect: PublishEffect): void {
+    const { router, access, clock, counters, log } = this.#ctx;
+    const id = this.#identity;
+    if (id === undefined) return;
+    counters.messagesReceived += 1;
+    if (!access.canPublish(id, effect.topic)) {
+      counters.publishesDenied += 1;
+      log.info({ clientId: id.clientId, topic: effect.topic }, "publish denied");
+      if (effect.packetId !== undefined) this.#conn.acknowledgePublish(effect.packetId, ReasonCode.NotAuthorized);
+      return;
+    }
+    const expiry = effect.properties.messageExpiryInterval;
+    const outcome = router.publish({
+      topic: effect.topic,
+      payload: own(effect.payload),
+      qos: effect.qos,
+      retain: effect.retain,
+      properties: messageProperties(effect.properties),
+      ...(expiry === undefined ? {} : { expiresAt: clock.now() + expiry * 1000 }),
+      origin: id.clientId,
+    });
+    if (effect.packetId !== undefined) {
+      this.#conn.acknowledgePublish(effect.packetId, outcome.noMatchingSubscribers ? ReasonCode.NoMatchingSubscribers : ReasonCode.Success);
+    }
+  }
+
+  #subscribe(effect: SubscribeEffect): void {
+    const { router, access, counters, log } = this.#ctx;
+    const id = this.#identity;
+    const generation = this.#generation;
+    if (id === undefined || generation === undefined) return;
+    const denied = this.#version === 5 ? ReasonCode.NotAuthorized : 0x80;
+    const codes: number[] = [];
+    const allowed: number[] = [];
+    const requests = [];
+    for (const [i, s] of effect.subscriptions.entries()) {
+      if (!access.canSubscribe(id, s.topicFilter)) {
+        counters.subscriptionsDenied += 1;
+        log.info({ clientId: id.clientId, filter: s.topicFilter }, "subscribe denied");
+        codes.push(denied);
+        continue;
+      }
+      codes.push(s.qos);
+      allowed.push(i);
+      requests.push({
+        filter: s.topicFilter,
+        qos: s.qos,
+        noLocal: s.noLocal,
+        retainAsPublished: s.retainAsPublished,
+        retainHandling: s.retainHandling,
+      });
+    }
+    // Retained messages for the new subscriptions follow the SUBACK rather than precede it.
+    this.#held = [];
+    const result = router.subscribe(id.clientId, generation, requests, effect.subscriptionIdentifier);
+    const held = this.#held;
+    this.#held = undefined;
+    if (!result.ok) return;
+    result.granted.forEach((qos, k) => {
+      const index = allowed[k];
+      if (index !== undefined) codes[index] = qos;
+    });
+    this.#conn.subscribed(effect.packetId, codes);
+    for (const publish of held) this.publish(publish);
+  }
+
+  #closed(publishWill: boolean, sessionExpiryInterval: number, cause: string, reasonCode: number, detail: string): void {
+    const { router, owners, log, counters } = this.#ctx;
+    counters.connectionsOpen -= 1;
+    if (cause === "protocol-error") counters.protocolErrors += 1;
+    const id = this.#identity;
+    log.debug({ clientId: id?.clientId, cause, reasonCode, detail, remote: this.#transport.remote }, "client disconnected");
+    if (id === undefined || this.#generation === undefined) return;
+    // Refused by the router if this connection was displaced: it cannot release the session.
+    router.disconnect(id.clientId, this.#generation, { publishWill, sessionExpiryInterval });
+    if (owners.get(id.clientId) === this) owners.delete(id.clientId);
+  }
+
+  /** {@link DeliverySink}: sends a PUBLISH the router planned for this client. */
+  publish(publish: OutboundPublish): boolean {
+    if (this.#held !== undefined) {
+      this.#held.push(publish);
+      return true;
+    }
+    // A slow reader: QoS 0 is droppable; QoS 1/2 is bounded by the client's Receive Maximum.
+    if (publish.qos === 0 && this.#transport.buffered > this.#ctx.qos0HighWaterBytes) return false;
+    const result = this.#conn.deliver({
+      topic: publish.topic,
+      payload: publish.payload,
+      qos: publish.qos,
+      retain: publish.retain,
+      dup: publish.dup,
+      ...(publish.packetId === undefined ? {} : { packetId: publish.packetId }),
+      properties: publish.properties,
+    });
+    this.#flush();
+    if (result.status === "sent") return true;
+    if (result.status !== "too-large") this.#ctx.log.warn({ clientId: this.clientId, status: result.status }, "delivery refused by the connection");
+    return false;
+  }
+
+  /** {@link DeliverySink}: resends a PUBREL after reconnect. */
+  pubrel(packetId: number): void {
+    this.#conn.resendPubrel(packetId);
+    this.#flush();
+  }
+}
+
+function messageProperties(p: PublishEffect["properties"]) {
+  return {
+    ...(p.payloadFormatIndicator === undefined ? {} : { payloadFormatIndicator: p.payloadFormatIndicator }),
+    ...(p.contentType === undefined ? {} : { contentType: p.contentType }),
+    ...(p.responseTopic === undefined ? {} : { responseTopic: p.responseTopic }),
+    ...(p.correlationData === undefined ? {} : { correlationData: p.correlationData }),
+    ...(p.userProperties === undefined ? {} : { userProperties: p.userProperties }),
+  };
+}

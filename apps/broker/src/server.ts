@@ -1,0 +1,133 @@
+/**
+ * Starts a whole broker from its settings: the broker core, every configured listener, the HTTP
+ * endpoint, `$SYS` publishing; and stops it again. main.ts adds the process concerns (signals,
+ * exit codes); tests start servers through here.
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import type { TlsOptions } from "node:tls";
+import type { Logger } from "pino";
+import { Authenticator } from "./auth/index.js";
+import type { BrokerConfig, TlsFiles } from "./config/index.js";
+import { createHttpServer, type HttpServer } from "./http/index.js";
+import { listenTcp, listenTls, type Listening } from "./listeners/tcp.js";
+import { listenWs } from "./listeners/ws.js";
+import { createBrokerMetrics, sysSnapshot, sysTopics } from "./metrics/index.js";
+import { accessFrom } from "./mqtt/access.js";
+import { Broker } from "./mqtt/broker.js";
+
+/** The broker's version, as `$SYS/broker/version` and the logs report it. */
+export const VERSION = "0.0.0";
+
+/** A running broker. */
+export interface Server {
+  readonly broker: Broker;
+  /** Bound ports by listener (only the enabled ones), plus `http`. */
+  readonly ports: Readonly<Partial<Record<"mqtt" | "tls" | "ws" | "wss" | "http", number>>>;
+  /** Re-reads the password and ACL files (SIGHUP). */
+  reload(): Promise<void>;
+  /** Graceful stop: refuse new connections, DISCONNECT 0x8B to clients, flush, close. */
+  close(): Promise<void>;
+}
+
+function tlsOptions(files: TlsFiles): TlsOptions {
+  return {
+    cert: readFileSync(files.cert),
+    key: readFileSync(files.key),
+    ...(files.ca === undefined ? {} : { ca: readFileSync(files.ca) }),
+    requestCert: files.requestClientCert || files.requireClientCert,
+    rejectUnauthorized: files.requireClientCert,
+  };
+}
+
+/** Starts everything `config` asks for. */
+export async function startServer(config: BrokerConfig, log: Logger): Promise<Server> {
+  const auth = await Authenticator.load(config.auth, (path) => readFile(path, "utf8"));
+  const { limits } = config;
+  const broker = new Broker({
+    log,
+    access: accessFrom(auth),
+    maxConnections: limits.maxConnections,
+    keepAlive: limits.keepAlive,
+    protocol: {
+      receiveMaximum: limits.maxInflight,
+      maximumPacketSize: limits.maxPacketSize,
+      topicAliasMaximum: limits.maxTopicAlias,
+      clientIdMaxLength: limits.maxClientIdLength,
+      maximumSessionExpiryInterval: limits.maxSessionExpiry,
+    },
+    router: {
+      queueLimits: { maxCount: limits.maxQueuedMessages, maxBytes: limits.maxQueuedBytes },
+      overflow: config.queue.overflow,
+      queueQos0Offline: config.queue.queueQos0Offline,
+      maxSessionExpiry: limits.maxSessionExpiry,
+    },
+  });
+  const metrics = createBrokerMetrics();
+  metrics.observeRouter(broker.router);
+  metrics.observeConnections(() => broker.connections);
+
+  const listeners: Listening[] = [];
+  const ports: Partial<Record<"mqtt" | "tls" | "ws" | "wss" | "http", number>> = {};
+  let http: HttpServer | undefined;
+  const started = Date.now();
+  const stopAll = async (): Promise<void> => {
+    http?.beginShutdown();
+    // Stop accepting first; a listener's close completes only once its connections are gone,
+    // which is what broker.close() brings about (DISCONNECT 0x8B, then close).
+    const closing = Promise.all(listeners.map((l) => l.close()));
+    await broker.close();
+    await closing;
+    await http?.close();
+  };
+  try {
+    const { tcp, tls, ws, wss } = config.listeners;
+    if (tcp !== undefined) listeners.push(await listenTcp(broker, log, tcp.host, tcp.port));
+    if (tls !== undefined) listeners.push(await listenTls(broker, log, tls.host, tls.port, tlsOptions(tls)));
+    if (ws !== undefined) listeners.push(await listenWs(broker, log, { host: ws.host, port: ws.port, path: ws.path }));
+    if (wss !== undefined) listeners.push(await listenWs(broker, log, { host: wss.host, port: wss.port, path: wss.path, tls: tlsOptions(wss) }));
+    for (const l of listeners) ports[l.kind === "tcp" ? "mqtt" : l.kind] = l.address.port;
+    if (config.http !== undefined) {
+      http = createHttpServer({
+        host: config.http.host,
+        port: config.http.port,
+        registry: metrics.registry,
+        status: () => ({ connections: broker.connections }),
+        uptimeSeconds: () => (Date.now() - started) / 1000,
+      });
+      ports.http = (await http.listen()).port;
+    }
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+
+  // $SYS topics, retained, every 10 s (and once at start).
+  const publishSys = async (): Promise<void> => {
+    const totals = await metrics.totals();
+    for (const { topic, payload } of sysTopics(sysSnapshot(broker.router, totals), { version: VERSION, uptimeSeconds: Math.floor((Date.now() - started) / 1000) })) {
+      broker.router.publish({ topic, payload: Buffer.from(payload), qos: 0, retain: true, properties: {} });
+    }
+  };
+  const sysTimer = setInterval(() => {
+    publishSys().catch((err: unknown) => {
+      log.warn({ err }, "$SYS publish failed");
+    });
+  }, 10_000);
+  sysTimer.unref();
+  await publishSys();
+
+  return {
+    broker,
+    ports,
+    reload: async () => {
+      const summary = await auth.reload();
+      log.info(summary, "auth files reloaded");
+    },
+    close: async () => {
+      clearInterval(sysTimer);
+      await stopAll();
+    },
+  };
+}
