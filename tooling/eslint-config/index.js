@@ -53,5 +53,11 @@ export function config(tsconfigRootDir) {
       files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
       extends: [tseslint.configs.disableTypeChecked],
     },
+    {
+      // CommonJS is only used where a tool demands it (pnpm's .pnpmfile.cjs).
+      files: ["**/*.cjs"],
+      languageOptions: { sourceType: "commonjs" },
+      rules: { "@typescript-eslint/no-require-imports": "off" },
+    },
   );
 }
