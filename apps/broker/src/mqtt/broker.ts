@@ -4,11 +4,11 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { ReasonCode, Router, type ProtocolOptions, type RouterOptions } from "@handoff/mqtt-router";
+import { ReasonCode, Router, type ProtocolOptions, type RouterOptions, type RouterSnapshot, type RouterStore } from "@handoff/mqtt-router";
 import { GenerationAllocator, type Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
 import { allowAll, type AccessControl } from "./access.js";
-import { ClientHandler, type HandlerContext } from "./client-handler.js";
+import { ClientHandler, type Durability, type HandlerContext } from "./client-handler.js";
 import { BrokerCounters } from "./counters.js";
 import type { Transport, TransportEvents } from "./transport.js";
 
@@ -21,7 +21,14 @@ export interface BrokerOptions {
   /** Per-connection protocol limits (receive maximum, packet size, aliases, keep alive...). */
   readonly protocol?: Omit<ProtocolOptions, "clock" | "generateClientId">;
   /** Router settings (queue bounds, overflow policy, expiry cap). */
-  readonly router?: Omit<RouterOptions, "clock">;
+  readonly router?: Omit<RouterOptions, "clock" | "store">;
+  /**
+   * A durable store: it records every change the router makes, and acknowledgements wait for its
+   * commits. Without one, state lives in memory only.
+   */
+  readonly store?: RouterStore & Durability;
+  /** What the store held at startup, restored before any client connects. */
+  readonly restore?: RouterSnapshot;
   /** Most simultaneous connections; a connection beyond it is closed at once and logged. */
   readonly maxConnections?: number;
   /** Buffered bytes above which QoS 0 deliveries to a slow client are dropped. Default 1 MiB. */
@@ -50,7 +57,9 @@ export class Broker {
       clock,
       generations: new GenerationAllocator({ wallClockMs: Date.now() }),
       ...options.router,
+      ...(options.store === undefined ? {} : { store: options.store }),
     });
+    if (options.restore !== undefined) this.router.restore(options.restore);
     this.#maxConnections = options.maxConnections ?? Number.POSITIVE_INFINITY;
     this.#ctx = {
       router: this.router,
@@ -63,6 +72,7 @@ export class Broker {
       owners: new Map(),
       qos0HighWaterBytes: options.qos0HighWaterBytes ?? 1024 * 1024,
       keepAlive: options.keepAlive ?? { min: 0, max: 65_535 },
+      durability: options.store,
     };
     this.#timer = setInterval(() => {
       this.tick();

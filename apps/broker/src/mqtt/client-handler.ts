@@ -40,6 +40,16 @@ export interface HandlerContext {
   readonly qos0HighWaterBytes: number;
   /** Keep alive bounds in seconds; a client outside them gets the bound as Server Keep Alive. */
   readonly keepAlive: { readonly min: number; readonly max: number };
+  /**
+   * The durable store's commit, when there is one: an acknowledgement (CONNACK, SUBACK,
+   * PUBACK/PUBREC, PUBCOMP) goes out only after the commit covering what it promises.
+   */
+  readonly durability: Durability | undefined;
+}
+
+/** Waits for the store to commit every change recorded so far. */
+export interface Durability {
+  flush(): Promise<void>;
 }
 
 // The keep alive the server imposes, if the client's is outside the bounds (0 means "none", which
@@ -160,6 +170,28 @@ export class ClientHandler implements DeliverySink {
     this.#busy = false;
   }
 
+  // Runs `then` once everything recorded so far is committed (at once without a durable store).
+  // Commits resolve in order, so acknowledgements keep the order of the packets they answer.
+  // A failed commit sends no acknowledgement: the client gets DISCONNECT 0x80 and may retry.
+  #afterCommit(then: () => void): void {
+    const durability = this.#ctx.durability;
+    if (durability === undefined) {
+      then();
+      return;
+    }
+    durability.flush().then(
+      () => {
+        then();
+        this.#flush();
+      },
+      (err: unknown) => {
+        this.#ctx.log.error({ err, clientId: this.clientId }, "store commit failed: no acknowledgement sent");
+        this.#conn.disconnect(ReasonCode.UnspecifiedError, "storage unavailable");
+        this.#flush();
+      },
+    );
+  }
+
   #resume(): void {
     this.#busy = false;
     for (const next of this.#conn.drain()) this.#pending.push(next);
@@ -188,10 +220,12 @@ export class ClientHandler implements DeliverySink {
         if (id === undefined || generation === undefined) return undefined;
         const result = router.unsubscribe(id.clientId, generation, effect.topicFilters);
         if (result.ok) {
-          this.#conn.unsubscribed(
-            effect.packetId,
-            result.existed.map((existed) => (existed ? ReasonCode.Success : ReasonCode.NoSubscriptionExisted)),
-          );
+          this.#afterCommit(() => {
+            this.#conn.unsubscribed(
+              effect.packetId,
+              result.existed.map((existed) => (existed ? ReasonCode.Success : ReasonCode.NoSubscriptionExisted)),
+            );
+          });
         }
         return undefined;
       }
@@ -200,7 +234,8 @@ export class ClientHandler implements DeliverySink {
         if (id !== undefined && generation !== undefined) {
           router.inboundQos2(id.clientId, generation, effect.packetId, effect.kind === "inbound-qos2-received");
         }
-        return undefined;
+        // The PUBCOMP that follows a release is queued behind this effect: hold it for the commit.
+        return effect.kind === "inbound-qos2-released" ? this.#ctx.durability?.flush() : undefined;
       case "delivery-acked":
       case "delivery-rejected":
       case "delivery-completed":
@@ -219,6 +254,11 @@ export class ClientHandler implements DeliverySink {
     }
   }
 
+  // Re-read after each await: the client may have gone while the CONNECT was being decided.
+  #connecting(): boolean {
+    return this.#conn.phase === "connecting";
+  }
+
   async #connect(request: ConnectRequestEffect): Promise<void> {
     const { router, access, log, owners, counters } = this.#ctx;
     this.#version = request.protocolVersion;
@@ -232,7 +272,7 @@ export class ClientHandler implements DeliverySink {
       ...(request.username === undefined ? {} : { username: request.username }),
       ...(request.password === undefined ? {} : { password: request.password }),
     });
-    if (this.#conn.phase !== "connecting") return; // the client left while we checked
+    if (!this.#connecting()) return; // the client left while we checked
     if (!verdict.ok) {
       counters.connectsRefused += 1;
       log.info({ clientId: request.clientId, username: request.username, reason: verdict.reason }, "connect refused");
@@ -272,6 +312,19 @@ export class ClientHandler implements DeliverySink {
     owners.set(request.clientId, this);
     this.#identity = verdict.identity;
     this.#generation = outcome.generation;
+    if (this.#ctx.durability !== undefined) {
+      try {
+        await this.#ctx.durability.flush(); // CONNACK only after the session claim is on disk
+      } catch (err) {
+        log.error({ err, clientId: request.clientId }, "store commit failed: connection refused");
+        router.disconnect(request.clientId, outcome.generation, { publishWill: false });
+        if (owners.get(request.clientId) === this) owners.delete(request.clientId);
+        this.#generation = undefined;
+        this.#conn.reject(ReasonCode.ServerUnavailable, "storage unavailable");
+        return;
+      }
+      if (!this.#connecting()) return;
+    }
     const serverKeepAlive = imposedKeepAlive(request.keepAlive, this.#ctx.keepAlive);
     this.#conn.accept({
       sessionPresent: outcome.sessionPresent,
@@ -292,7 +345,12 @@ export class ClientHandler implements DeliverySink {
     if (!access.canPublish(id, effect.topic)) {
       counters.publishesDenied += 1;
       log.info({ clientId: id.clientId, topic: effect.topic }, "publish denied");
-      if (effect.packetId !== undefined) this.#conn.acknowledgePublish(effect.packetId, ReasonCode.NotAuthorized);
+      const packetId = effect.packetId;
+      if (packetId !== undefined) {
+        this.#afterCommit(() => {
+          this.#conn.acknowledgePublish(packetId, ReasonCode.NotAuthorized);
+        });
+      }
       return;
     }
     const expiry = effect.properties.messageExpiryInterval;
@@ -305,8 +363,12 @@ export class ClientHandler implements DeliverySink {
       ...(expiry === undefined ? {} : { expiresAt: clock.now() + expiry * 1000 }),
       origin: id.clientId,
     });
-    if (effect.packetId !== undefined) {
-      this.#conn.acknowledgePublish(effect.packetId, outcome.noMatchingSubscribers ? ReasonCode.NoMatchingSubscribers : ReasonCode.Success);
+    const packetId = effect.packetId;
+    if (packetId !== undefined) {
+      // PUBACK/PUBREC only once the message is stored for every session owed it.
+      this.#afterCommit(() => {
+        this.#conn.acknowledgePublish(packetId, outcome.noMatchingSubscribers ? ReasonCode.NoMatchingSubscribers : ReasonCode.Success);
+      });
     }
   }
 
@@ -346,8 +408,10 @@ export class ClientHandler implements DeliverySink {
       const index = allowed[k];
       if (index !== undefined) codes[index] = qos;
     });
-    this.#conn.subscribed(effect.packetId, codes);
-    for (const publish of held) this.publish(publish);
+    this.#afterCommit(() => {
+      this.#conn.subscribed(effect.packetId, codes);
+      for (const publish of held) this.publish(publish);
+    });
   }
 
   #closed(publishWill: boolean, sessionExpiryInterval: number, cause: string, reasonCode: number, detail: string): void {

@@ -21,6 +21,13 @@ export {
 export { NEVER_EXPIRES, Session, type ArmedWill, type Assigned, type Owner } from "./session.js";
 export type { DeliverySink, OutboundPublish } from "./sink.js";
 export { RouterStats, type DropReason } from "./stats.js";
-export { memoryOnlyStore, type RouterStore, type SessionRecord } from "./store.js";
+export {
+  memoryOnlyStore,
+  type RouterSnapshot,
+  type RouterStore,
+  type SessionRecord,
+  type SessionSnapshot,
+  type StoredDelivery,
+} from "./store.js";
 export type { SessionSubscription, SubscriptionOptions } from "./subscription.js";
 export { TopicTrie } from "./topic-trie.js";
