@@ -25,7 +25,7 @@ async function start(args: string[]) {
 
 describe("handoff-broker process", () => {
   it("listens on the port it logs and exits 0 on SIGINT", async () => {
-    const { child, record } = await start(["--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0"]);
+    const { child, record } = await start(["--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0", "--storage", "memory"]);
     expect(record.mqtt).toBeGreaterThan(0);
     const exited = once(child, "exit");
     child.kill("SIGINT");

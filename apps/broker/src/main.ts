@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { pino, type Logger } from "pino";
 import { ConfigError, loadConfig } from "./config/index.js";
 import { startServer } from "./server.js";
+import { StoreOpenError } from "./storage/index.js";
 
 function parse() {
   try {
@@ -25,10 +26,16 @@ async function main(): Promise<void> {
     level: config.logLevel,
     ...(config.logPretty ? { transport: { target: "pino-pretty" } } : {}),
   });
-  if (config.storage === "sqlite") log.warn("durable storage is not wired in yet: this run keeps sessions and messages in memory");
-  const server = await startServer(config, log);
+  let server;
+  try {
+    server = await startServer(config, log);
+  } catch (err) {
+    if (!(err instanceof StoreOpenError)) throw err;
+    process.stderr.write(`handoff-broker: ${err.message}\n`);
+    process.exit(1);
+  }
   // One line with every chosen port, so `--port 0` runs can be found by scripts.
-  log.info({ ...server.ports, storage: "memory" }, "broker listening");
+  log.info({ ...server.ports, storage: config.storage, dataDir: config.storage === "sqlite" ? config.dataDir : undefined }, "broker listening");
 
   process.on("SIGHUP", () => {
     server.reload().catch((err: unknown) => {

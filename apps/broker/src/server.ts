@@ -16,6 +16,7 @@ import { listenWs } from "./listeners/ws.js";
 import { createBrokerMetrics, sysSnapshot, sysTopics } from "./metrics/index.js";
 import { accessFrom } from "./mqtt/access.js";
 import { Broker } from "./mqtt/broker.js";
+import { SqliteStore } from "./storage/index.js";
 
 /** The broker's version, as `$SYS/broker/version` and the logs report it. */
 export const VERSION = "0.0.0";
@@ -45,7 +46,22 @@ function tlsOptions(files: TlsFiles): TlsOptions {
 export async function startServer(config: BrokerConfig, log: Logger): Promise<Server> {
   const auth = await Authenticator.load(config.auth, (path) => readFile(path, "utf8"));
   const { limits } = config;
+  // Throws StoreOpenError naming the file and the problem: a damaged or foreign file is never
+  // silently replaced by an empty start.
+  const store =
+    config.storage === "sqlite"
+      ? SqliteStore.open({
+          dataDir: config.dataDir,
+          onWarning: (message) => {
+            log.warn(message);
+          },
+        })
+      : undefined;
+  const restored = store?.load();
+  if (restored !== undefined) log.info({ sessions: restored.sessions.length, retained: restored.retained.length, file: store?.file }, "state restored");
   const broker = new Broker({
+    ...(store === undefined ? {} : { store }),
+    ...(restored === undefined ? {} : { restore: restored }),
     log,
     access: accessFrom(auth),
     maxConnections: limits.maxConnections,
@@ -80,6 +96,7 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
     await broker.close();
     await closing;
     await http?.close();
+    await store?.close();
   };
   try {
     const { tcp, tls, ws, wss } = config.listeners;

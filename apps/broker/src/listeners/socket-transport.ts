@@ -8,11 +8,11 @@ import { WriteBatch, type Transport } from "../mqtt/transport.js";
 /** Wraps an accepted socket. */
 export function socketTransport(socket: Socket, listener: "tcp" | "tls"): Transport {
   socket.setNoDelay(true);
-  const batch = new WriteBatch((chunks) => {
+  // One write per tick: a fan-out of many small packets to one client costs one buffer and one
+  // syscall, not one of each per packet.
+  const batch = new WriteBatch((chunks, bytes) => {
     if (socket.destroyed) return;
-    socket.cork();
-    for (const chunk of chunks) socket.write(chunk);
-    socket.uncork();
+    socket.write(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, bytes));
   });
   return {
     remote: `${socket.remoteAddress ?? "?"}:${String(socket.remotePort ?? 0)}`,

@@ -23,6 +23,11 @@ function serve(server: Server, kind: "tcp" | "tls", broker: Broker, log: Logger)
     if (events === undefined) return;
     socket.on("data", (chunk: Buffer) => {
       events.data(chunk);
+      // Yield between chunks, so one flooding client cannot starve every other socket.
+      socket.pause();
+      setImmediate(() => {
+        if (!socket.destroyed) socket.resume();
+      });
     });
     socket.on("error", (err) => {
       log.debug({ err, remote: transport.remote }, "socket error");

@@ -31,8 +31,13 @@ export interface BrokerOptions {
   readonly restore?: RouterSnapshot;
   /** Most simultaneous connections; a connection beyond it is closed at once and logged. */
   readonly maxConnections?: number;
-  /** Buffered bytes above which QoS 0 deliveries to a slow client are dropped. Default 1 MiB. */
+  /** Buffered bytes above which QoS 0 deliveries to a slow client are dropped. Default 256 KiB. */
   readonly qos0HighWaterBytes?: number;
+  /**
+   * Most unacknowledged QoS 1/2 deliveries per client, whatever Receive Maximum it announces
+   * (3.1.1 clients announce none, i.e. 65535). Default 100.
+   */
+  readonly outboundInflight?: number;
   /** How often timers run, ms. Default 1000. */
   readonly tickMs?: number;
   /** Bounds on a client's keep alive, seconds: outside them the server imposes the bound (Server Keep Alive). */
@@ -70,7 +75,8 @@ export class Broker {
       // Inbound topic aliases on by default (mosquitto's default maximum is 10 too).
       protocol: { topicAliasMaximum: 10, ...options.protocol, clock, generateClientId: () => `handoff-${randomUUID()}` },
       owners: new Map(),
-      qos0HighWaterBytes: options.qos0HighWaterBytes ?? 1024 * 1024,
+      qos0HighWaterBytes: options.qos0HighWaterBytes ?? 256 * 1024,
+      outboundInflight: options.outboundInflight ?? 100,
       keepAlive: options.keepAlive ?? { min: 0, max: 65_535 },
       durability: options.store,
     };

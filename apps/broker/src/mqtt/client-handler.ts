@@ -41,6 +41,11 @@ export interface HandlerContext {
   /** Keep alive bounds in seconds; a client outside them gets the bound as Server Keep Alive. */
   readonly keepAlive: { readonly min: number; readonly max: number };
   /**
+   * Cap on a client's unacknowledged QoS 1/2 deliveries, below its Receive Maximum: the rest waits
+   * on the session queue, where the overflow policy can still act on it.
+   */
+  readonly outboundInflight: number;
+  /**
    * The durable store's commit, when there is one: an acknowledgement (CONNACK, SUBACK,
    * PUBACK/PUBREC, PUBCOMP) goes out only after the commit covering what it promises.
    */
@@ -284,7 +289,7 @@ export class ClientHandler implements DeliverySink {
       clientId: request.clientId,
       cleanStart: request.cleanStart,
       sessionExpiryInterval: request.sessionExpiryInterval,
-      receiveMaximum: request.receiveMaximum,
+      receiveMaximum: Math.min(request.receiveMaximum, this.#ctx.outboundInflight),
       protocolVersion: request.protocolVersion,
       sink: this,
       ...(will === undefined

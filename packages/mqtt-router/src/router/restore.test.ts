@@ -115,6 +115,21 @@ describe("Router.restore", () => {
     expect(second.router.session("c")).toBeUndefined();
   });
 
+  it("ends a session that expired while the process was down, before anyone can resume it", () => {
+    const store = recordingStore();
+    const first = newRouter({ store });
+    const c = online(first.router, "c", { sessionExpiryInterval: 1, will: { message: message("will/c", "gone"), delaySeconds: 60 } });
+    const w = online(first.router, "w");
+    first.router.subscribe("w", w.generation, [sub("will/#")]);
+    first.router.disconnect("c", c.generation, { publishWill: true });
+    const second = newRouter({ store });
+    second.clock.set(first.clock.now() + 1_000);
+    second.router.restore(store.snapshot());
+    expect(second.router.session("c")).toBeUndefined();
+    expect(online(second.router, "c").sessionPresent).toBe(false);
+    expect(second.router.stats.willsPublished).toBe(1);
+  });
+
   it("keeps the inbound QoS 2 ids awaiting PUBREL for the protocol's dedupe", () => {
     const store = recordingStore();
     const first = newRouter({ store });

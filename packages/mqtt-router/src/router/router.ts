@@ -214,6 +214,9 @@ export class Router {
         this.#store.sessionSaved({ ...record, disconnectedAt });
       }
     }
+    // What fell due while the process was down (expired sessions, delayed wills) happens now,
+    // before any client can connect and find a session that should be gone.
+    this.tick();
   }
 
   /**

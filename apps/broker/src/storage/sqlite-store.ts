@@ -1,0 +1,309 @@
+/**
+ * The broker's durable store: a {@link RouterStore} over one SQLite file with group commit.
+ *
+ * The router reports changes synchronously; they are only recorded here (coalesced, see
+ * pending.ts). One transaction per event-loop turn writes everything recorded so far, and
+ * {@link SqliteStore.flush} resolves once the transaction covering every earlier change has
+ * committed, so the broker sends an acknowledgement only after what it promises is on disk.
+ * @module
+ */
+import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSubscription } from "@handoff/mqtt-router";
+import type Database from "better-sqlite3";
+import { StoreError } from "./errors.js";
+import { MessageRefs } from "./message-refs.js";
+import { openDatabase, type OpenOptions } from "./open.js";
+import { PendingChanges } from "./pending.js";
+import type { RouterSnapshot } from "./snapshot.js";
+import { Writer } from "./writer.js";
+
+/** What one successful commit wrote. */
+export interface CommitInfo {
+  /** Row changes in the transaction (after coalescing). */
+  readonly operations: number;
+  /** Wall time of the transaction including its fsync, ms. */
+  readonly durationMs: number;
+}
+
+/** Observation and fault-injection points, for tests and metrics. */
+export interface StoreHooks {
+  /** Called after each successful commit. */
+  readonly onCommit?: (info: CommitInfo) => void;
+  /**
+   * Called inside each transaction after its writes and before COMMIT: throwing makes the
+   * transaction fail and roll back (tests inject write failures this way).
+   */
+  readonly beforeCommit?: () => void;
+}
+
+/** Settings of {@link SqliteStore.open}. */
+export interface SqliteStoreOptions extends OpenOptions {
+  /**
+   * When commits run back to back (the previous one ended less than this many ms ago), wait this
+   * long before the next one to gather a bigger batch. 0 (default): commit on the next turn.
+   */
+  readonly commitDelayMs?: number;
+  readonly hooks?: StoreHooks;
+}
+
+/** Counters for metrics. */
+export interface StoreStats {
+  /** Successful transactions. */
+  commits: number;
+  /** Failed (rolled back) transactions. */
+  failures: number;
+  /** Failures since the last successful commit. */
+  consecutiveFailures: number;
+}
+
+interface Waiter {
+  readonly resolve: () => void;
+  readonly reject: (error: StoreError) => void;
+}
+
+/** The durable {@link RouterStore}. Create with {@link SqliteStore.open}. */
+export class SqliteStore implements RouterStore {
+  /** The database file's path. */
+  readonly file: string;
+  readonly stats: StoreStats = { commits: 0, failures: 0, consecutiveFailures: 0 };
+  readonly #db: Database.Database;
+  readonly #writer: Writer;
+  readonly #transaction: () => void;
+  readonly #snapshot: RouterSnapshot;
+  readonly #refs: MessageRefs;
+  readonly #deliveryRefs: Map<string, Map<number, number>>;
+  readonly #willRefs: Map<string, number>;
+  readonly #retainedRefs: Map<string, number>;
+  readonly #pending = new PendingChanges();
+  readonly #hooks: StoreHooks;
+  readonly #commitDelayMs: number;
+  #waiters: Waiter[] = [];
+  #scheduled: { readonly cancel: () => void } | undefined;
+  #lastCommitEnd = Number.NEGATIVE_INFINITY;
+  #closed = false;
+
+  private constructor(options: SqliteStoreOptions) {
+    const { db, file, loaded } = openDatabase(options);
+    this.file = file;
+    this.#db = db;
+    this.#writer = new Writer(db);
+    this.#transaction = db.transaction(() => {
+      this.#writer.apply(this.#pending);
+      this.#hooks.beforeCommit?.();
+    });
+    this.#hooks = options.hooks ?? {};
+    this.#commitDelayMs = options.commitDelayMs ?? 0;
+    this.#snapshot = loaded.snapshot;
+    this.#refs = new MessageRefs(loaded.nextMessageId);
+    for (const [id, message] of loaded.messages) this.#refs.adopt(id, message);
+    this.#deliveryRefs = loaded.deliveryRefs;
+    this.#willRefs = loaded.willRefs;
+    this.#retainedRefs = loaded.retainedRefs;
+    const count = (id: number): void => {
+      const message = loaded.messages.get(id);
+      if (message !== undefined) this.#refs.acquire(message);
+    };
+    for (const refs of this.#deliveryRefs.values()) for (const id of refs.values()) count(id);
+    for (const id of this.#willRefs.values()) count(id);
+    for (const id of this.#retainedRefs.values()) count(id);
+  }
+
+  /**
+   * Opens (or creates) the database in `options.dataDir`. Throws {@link StoreOpenError} for a
+   * file it cannot use (see {@link OpenOptions.setAsideCorrupt}).
+   */
+  static open(options: SqliteStoreOptions): SqliteStore {
+    return new SqliteStore(options);
+  }
+
+  /**
+   * What the file held when it was opened, for `Router.restore` before the first connection.
+   * Messages referenced several times are one shared object, as the router had them.
+   */
+  load(): RouterSnapshot {
+    return this.#snapshot;
+  }
+
+  /** Row changes recorded and not yet committed. */
+  get pendingOperations(): number {
+    return this.#pending.size;
+  }
+
+  /**
+   * Resolves once every change recorded before this call is committed; rejects with a
+   * `commit-failed` {@link StoreError} if the transaction carrying them failed (they stay pending
+   * and the next commit retries them), or `closed` after {@link SqliteStore.close}.
+   */
+  flush(): Promise<void> {
+    if (this.#closed) return Promise.reject(new StoreError("closed", `${this.file} is closed`));
+    if (this.#pending.isEmpty) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.#waiters.push({ resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  /** Commits what is pending, then closes the file. Rejects like {@link SqliteStore.flush}, closing anyway. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      await this.flush();
+      // A change recorded between that commit and here is still owed a write.
+      if (!this.#pending.isEmpty) await this.flush();
+    } finally {
+      this.#scheduled?.cancel();
+      this.#scheduled = undefined;
+      this.#closed = true;
+      this.#db.close();
+      const error = new StoreError("closed", `${this.file} closed before a commit`);
+      for (const waiter of this.#waiters.splice(0)) waiter.reject(error);
+    }
+  }
+
+  // --- RouterStore -------------------------------------------------------------------------
+
+  sessionSaved(record: SessionRecord): void {
+    this.#recording();
+    this.#pending.saveSession(record);
+  }
+
+  sessionDeleted(clientId: string): void {
+    this.#recording();
+    for (const id of this.#deliveryRefs.get(clientId)?.values() ?? []) this.#release(id);
+    this.#deliveryRefs.delete(clientId);
+    const will = this.#willRefs.get(clientId);
+    if (will !== undefined) this.#release(will);
+    this.#willRefs.delete(clientId);
+    this.#pending.deleteClient(clientId);
+  }
+
+  subscriptionSaved(clientId: string, subscription: SessionSubscription): void {
+    this.#recording();
+    this.#pending.saveSubscription(clientId, subscription);
+  }
+
+  subscriptionDeleted(clientId: string, filter: string): void {
+    this.#recording();
+    this.#pending.deleteSubscription(clientId, filter);
+  }
+
+  deliveryQueued(clientId: string, seq: number, delivery: Delivery): void {
+    this.#recording();
+    const id = this.#acquire(delivery.message);
+    let refs = this.#deliveryRefs.get(clientId);
+    if (refs === undefined) {
+      refs = new Map();
+      this.#deliveryRefs.set(clientId, refs);
+    }
+    const previous = refs.get(seq);
+    refs.set(seq, id);
+    this.#pending.queueDelivery(clientId, seq, delivery, id, previous !== undefined);
+    if (previous !== undefined) this.#release(previous);
+  }
+
+  deliveryRemoved(clientId: string, seq: number): void {
+    this.#recording();
+    const refs = this.#deliveryRefs.get(clientId);
+    const id = refs?.get(seq);
+    refs?.delete(seq);
+    this.#pending.removeDelivery(clientId, seq);
+    if (id !== undefined) this.#release(id);
+  }
+
+  deliveryAssigned(clientId: string, seq: number, assigned: Assigned): void {
+    this.#recording();
+    // The router mutates its Assigned in place later (PUBREC): keep a copy of this state.
+    this.#pending.assignDelivery(clientId, seq, { packetId: assigned.packetId, phase: assigned.phase });
+  }
+
+  inboundQos2Changed(clientId: string, packetId: number, received: boolean): void {
+    this.#recording();
+    this.#pending.inboundQos2Changed(clientId, packetId, received);
+  }
+
+  retainedChanged(topic: string, message: Message | undefined): void {
+    this.#recording();
+    const previous = this.#retainedRefs.get(topic);
+    if (message === undefined) {
+      this.#retainedRefs.delete(topic);
+      this.#pending.setRetained(topic, null);
+    } else {
+      const id = this.#acquire(message);
+      this.#retainedRefs.set(topic, id);
+      this.#pending.setRetained(topic, id);
+    }
+    if (previous !== undefined) this.#release(previous);
+  }
+
+  willChanged(clientId: string, will: { readonly message: Message; readonly delayMs: number } | undefined): void {
+    this.#recording();
+    const previous = this.#willRefs.get(clientId);
+    if (will === undefined) {
+      this.#willRefs.delete(clientId);
+      this.#pending.setWill(clientId, null);
+    } else {
+      const id = this.#acquire(will.message);
+      this.#willRefs.set(clientId, id);
+      this.#pending.setWill(clientId, { messageId: id, delayMs: will.delayMs });
+    }
+    if (previous !== undefined) this.#release(previous);
+  }
+
+  // --- internals ---------------------------------------------------------------------------
+
+  #acquire(message: Message): number {
+    const { id, isNew } = this.#refs.acquire(message);
+    if (isNew) this.#pending.insertMessage(id, message);
+    return id;
+  }
+
+  #release(id: number): void {
+    if (this.#refs.release(id)) this.#pending.deleteMessage(id);
+  }
+
+  // Every change schedules a commit: the broker may await flush() later, or never (a QoS 0
+  // delivery's removal still has to reach the file).
+  #recording(): void {
+    if (this.#closed) throw new StoreError("closed", `${this.file} is closed; a change arrived after close()`);
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled !== undefined) return;
+    const busy = this.#commitDelayMs > 0 && performance.now() - this.#lastCommitEnd < this.#commitDelayMs;
+    if (busy) {
+      const timer = setTimeout(() => { this.#commit(); }, this.#commitDelayMs);
+      this.#scheduled = { cancel: () => { clearTimeout(timer); } };
+    } else {
+      const immediate = setImmediate(() => { this.#commit(); });
+      this.#scheduled = { cancel: () => { clearImmediate(immediate); } };
+    }
+  }
+
+  // One transaction for everything pending; settles every flush() made before it.
+  #commit(): void {
+    this.#scheduled = undefined;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    if (!this.#pending.isEmpty) {
+      const started = performance.now();
+      const operations = this.#pending.size;
+      try {
+        this.#transaction();
+      } catch (cause) {
+        // The transaction rolled back: the file holds the previous commit, and the pending
+        // changes are kept, still the difference to it, for the next commit to retry.
+        this.stats.failures += 1;
+        this.stats.consecutiveFailures += 1;
+        const error = new StoreError("commit-failed", `commit of ${String(operations)} changes to ${this.file} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        for (const waiter of waiters) waiter.reject(error);
+        return;
+      }
+      this.#pending.clear();
+      this.stats.commits += 1;
+      this.stats.consecutiveFailures = 0;
+      this.#lastCommitEnd = performance.now();
+      this.#hooks.onCommit?.({ operations, durationMs: this.#lastCommitEnd - started });
+    }
+    for (const waiter of waiters) waiter.resolve();
+  }
+}
