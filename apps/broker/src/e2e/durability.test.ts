@@ -78,3 +78,11 @@ describe("acknowledgements wait for the store", () => {
     await expect(connecting).rejects.toMatchObject({ code: 0x88 });
   });
 });
+
+describe("the connection limit", () => {
+  it("refuses a CONNECT beyond it with CONNACK 0x97 (Quota exceeded), not a bare close", async () => {
+    h = await startBroker({ maxConnections: 1 });
+    await h.client({ clientId: "first" });
+    await expect(h.client({ clientId: "second" })).rejects.toMatchObject({ code: 0x97 });
+  });
+});

@@ -93,12 +93,20 @@ export class Broker {
 
   /** Wires a new client transport; returns the callbacks the transport reports to. */
   attach(transport: Transport): TransportEvents | undefined {
-    if (this.#closing || this.#handlers.size >= this.#maxConnections) {
-      this.#ctx.log.warn({ remote: transport.remote, open: this.#handlers.size }, "connection refused: limit reached or shutting down");
+    if (this.#closing) {
       transport.destroy();
       return undefined;
     }
-    const handler = new ClientHandler(this.#ctx, transport);
+    // Over the limit, the connection still gets to send its CONNECT, so that it can be refused
+    // with a reason (0x97 Quota exceeded; 3.1.1: 3 Server unavailable) instead of a bare close.
+    // A bounded overshoot (a tenth of the limit) is allowed for that; beyond it, close at once.
+    const open = this.#handlers.size;
+    if (open >= this.#maxConnections * 1.1 + 10) {
+      this.#ctx.log.warn({ remote: transport.remote, open }, "connection closed: far over the connection limit");
+      transport.destroy();
+      return undefined;
+    }
+    const handler = new ClientHandler(this.#ctx, transport, open >= this.#maxConnections);
     this.#handlers.add(handler);
     let closed = false;
     return {

@@ -86,9 +86,13 @@ export class ClientHandler implements DeliverySink {
   /** While a SUBSCRIBE is being answered, its retained deliveries wait until after the SUBACK. */
   #held: OutboundPublish[] | undefined;
 
-  constructor(ctx: HandlerContext, transport: Transport) {
+  readonly #overLimit: boolean;
+
+  /** @param overLimit the broker is at its connection limit: refuse the CONNECT with 0x97 */
+  constructor(ctx: HandlerContext, transport: Transport, overLimit = false) {
     this.#ctx = ctx;
     this.#transport = transport;
+    this.#overLimit = overLimit;
     this.#conn = new MqttConnection(ctx.protocol);
     ctx.counters.connectionsTotal += 1;
     ctx.counters.connectionsOpen += 1;
@@ -267,6 +271,12 @@ export class ClientHandler implements DeliverySink {
   async #connect(request: ConnectRequestEffect): Promise<void> {
     const { router, access, log, owners, counters } = this.#ctx;
     this.#version = request.protocolVersion;
+    if (this.#overLimit) {
+      counters.connectsRefused += 1;
+      log.warn({ clientId: request.clientId, remote: this.#transport.remote }, "connect refused: connection limit reached");
+      this.#conn.reject(ReasonCode.QuotaExceeded, "connection limit reached");
+      return;
+    }
     if (request.authentication !== undefined) {
       this.#conn.reject(ReasonCode.BadAuthenticationMethod, "enhanced authentication is not enabled");
       counters.connectsRefused += 1;
