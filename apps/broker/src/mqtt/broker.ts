@@ -31,7 +31,7 @@ export interface BrokerOptions {
   readonly restore?: RouterSnapshot;
   /** Most simultaneous connections; a connection beyond it is closed at once and logged. */
   readonly maxConnections?: number;
-  /** Buffered bytes above which QoS 0 deliveries to a slow client are dropped. Default 256 KiB. */
+  /** Buffered bytes above which QoS 0 deliveries to a slow client are dropped. Default 64 KiB. */
   readonly qos0HighWaterBytes?: number;
   /**
    * Most unacknowledged QoS 1/2 deliveries per client, whatever Receive Maximum it announces
@@ -75,7 +75,7 @@ export class Broker {
       // Inbound topic aliases on by default (mosquitto's default maximum is 10 too).
       protocol: { topicAliasMaximum: 10, ...options.protocol, clock, generateClientId: () => `handoff-${randomUUID()}` },
       owners: new Map(),
-      qos0HighWaterBytes: options.qos0HighWaterBytes ?? 256 * 1024,
+      qos0HighWaterBytes: options.qos0HighWaterBytes ?? 64 * 1024,
       outboundInflight: options.outboundInflight ?? 100,
       keepAlive: options.keepAlive ?? { min: 0, max: 65_535 },
       durability: options.store,

@@ -459,9 +459,25 @@ export class ClientHandler implements DeliverySink {
       properties: publish.properties,
     });
     this.#flush();
-    if (result.status === "sent") return true;
-    if (result.status !== "too-large") this.#ctx.log.warn({ clientId: this.clientId, status: result.status }, "delivery refused by the connection");
-    return false;
+    switch (result.status) {
+      case "sent":
+        return true;
+      case "too-large":
+        return false; // discarded, as the spec requires [MQTT-3.1.2-25]; the router counts it
+      case "not-connected":
+        // The connection is ending and its close is not processed yet. A QoS 1/2 copy stays in
+        // flight in the session and goes out again (DUP=1) on the next connection; QoS 0 is dropped.
+        return publish.qos > 0;
+      case "quota-exhausted":
+      case "packet-id-in-use":
+      case "invalid":
+        this.#ctx.log.warn({ clientId: this.clientId, status: result.status }, "delivery refused by the connection");
+        return false;
+      default: {
+        const never: never = result;
+        throw new Error(`unknown delivery result ${String(never)}`);
+      }
+    }
   }
 
   /** {@link DeliverySink}: resends a PUBREL after reconnect. */
