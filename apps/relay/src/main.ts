@@ -1,11 +1,11 @@
+import { readFileSync } from "node:fs";
 import { pino } from "pino";
-import { ConfigError, parseConfig } from "./config.js";
-import { listenHttp } from "./http.js";
+import { ConfigError, parseConfig } from "./config/index.js";
 
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseConfig(process.argv.slice(2), process.env);
+    parsed = parseConfig(process.argv.slice(2), process.env, (path) => readFileSync(path, "utf8"));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`handoff-relay: ${err.message}\n`);
@@ -17,16 +17,28 @@ async function main(): Promise<void> {
   }
   const { config } = parsed;
   const log = pino({ name: "relay", level: config.logLevel });
-  const listener = await listenHttp({ host: config.host, port: config.port }, log);
-  log.info({ http: listener.address.port, host: listener.address.address }, "relay listening");
-
+  // Loaded after the flags are read, so a bad flag is reported without loading the relay.
+  const { startRelay } = await import("./server/index.js");
+  const relay = await startRelay(
+    {
+      host: config.host,
+      port: config.port,
+      tcpPort: config.tcpPort,
+      metricsPort: config.metricsPort,
+      auth: config.auth,
+      tcpAccess: config.tcpAccess,
+      limits: config.limits,
+      ...(config.hopId === undefined ? {} : { hopId: config.hopId }),
+    },
+    log,
+  );
   // Idempotent: a Ctrl-C reaches the whole process group, so a signal may arrive twice.
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, "relay stopping");
-    listener.close().then(
+    log.info({ signal, sessions: relay.sessions.size }, "relay stopping");
+    relay.close().then(
       () => {
         log.info("relay stopped");
         process.exit(0);
@@ -43,6 +55,11 @@ async function main(): Promise<void> {
   process.on("disconnect", () => {
     stop("SIGTERM");
   });
+  // Logged only once the handlers are in place: whoever reads this line may signal at once.
+  log.info(
+    { host: config.host, http: relay.ports.http, tcp: relay.ports.tcp, metrics: relay.ports.metrics, hopId: relay.origin.hopId, auth: config.auth.key !== undefined },
+    "relay listening",
+  );
 }
 
 main().catch((err: unknown) => {

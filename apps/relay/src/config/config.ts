@@ -1,0 +1,205 @@
+import { parseArgs } from "node:util";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+
+const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+
+const port = z.number().int().min(0).max(65535);
+
+/** The config file's schema (YAML). Every field is optional; flags and env override it. */
+export const fileSchema = z
+  .object({
+    host: z.string().min(1),
+    port,
+    tcpPort: port,
+    metricsPort: port,
+    logLevel: z.enum(LOG_LEVELS),
+    hopId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    tcpAccess: z.enum(["trusted", "public"]),
+    auth: z
+      .object({
+        key: z.string().min(16, "auth.key must be at least 16 characters"),
+        publicSubscribe: z.array(z.string()),
+        publicPublish: z.array(z.string()),
+      })
+      .partial()
+      .strict(),
+    limits: z
+      .object({
+        maxSubscriptions: z.number().int().min(1),
+        maxAnnounceRequests: z.number().int().min(1),
+        maxAnnounced: z.number().int().min(1),
+        maxUpstream: z.number().int().min(1),
+        maxOutboundGroups: z.number().int().min(1),
+        trackCacheGroups: z.number().int().min(1),
+      })
+      .partial()
+      .strict(),
+  })
+  .partial()
+  .strict();
+
+/** What the config file may say. */
+export type FileConfig = z.infer<typeof fileSchema>;
+
+/** The relay's resolved settings. */
+export interface RelayConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly tcpPort: number | undefined;
+  readonly metricsPort: number | undefined;
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+  readonly hopId: number | undefined;
+  readonly tcpAccess: "trusted" | "public";
+  readonly auth: { readonly key: string | undefined; readonly publicSubscribe: readonly string[]; readonly publicPublish: readonly string[] };
+  readonly limits: Limits;
+}
+
+type LimitName = keyof NonNullable<FileConfig["limits"]>;
+/** Session limits given in the file (absent ones take the relay's defaults). */
+export type Limits = Readonly<Partial<Record<LimitName, number>>>;
+
+function definedLimits(limits: FileConfig["limits"]): Limits {
+  const out: Partial<Record<LimitName, number>> = {};
+  for (const [name, value] of Object.entries(limits ?? {}) as [LimitName, number | undefined][]) {
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+/** Defaults used when neither a flag, a variable nor the file says otherwise. */
+export const defaults: RelayConfig = {
+  host: "0.0.0.0",
+  port: 4443,
+  tcpPort: undefined,
+  metricsPort: undefined,
+  logLevel: "info",
+  hopId: undefined,
+  tcpAccess: "trusted",
+  auth: { key: undefined, publicSubscribe: [], publicPublish: [] },
+  limits: {},
+};
+
+/** Thrown for a flag, variable or file the relay cannot use; main prints it and exits 2. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/** The `--help` text. */
+export const usage = `Usage: handoff-relay [options]
+
+A moq-lite relay: WebSocket (qmux-00 / webtransport framing) and HTTP on --port, qmux over raw
+TCP on --tcp-port, Prometheus /metrics on --metrics-port.
+
+  --config <file>        YAML config file (env HANDOFF_RELAY_CONFIG)
+  --host <addr>          interface to bind (default ${defaults.host}, env HANDOFF_RELAY_HOST)
+  --port <n>             WebSocket + HTTP port, 0 = any free one (default ${String(defaults.port)}, env HANDOFF_RELAY_PORT)
+  --tcp-port <n>         qmux over raw TCP for relay links (off by default, env HANDOFF_RELAY_TCP_PORT)
+  --metrics-port <n>     Prometheus /metrics (off by default, env HANDOFF_RELAY_METRICS_PORT)
+  --log-level <level>    ${LOG_LEVELS.join("|")} (default ${defaults.logLevel}, env HANDOFF_LOG_LEVEL)
+  --help                 print this and exit
+
+The JWT key (HS256) comes from the file (auth.key) or env HANDOFF_RELAY_AUTH_KEY; without one,
+every connection may publish and subscribe everywhere.`;
+
+/** The result of reading argv: settings to run with, or help text to print. */
+export type ParsedArgs = { readonly kind: "run"; readonly config: RelayConfig } | { readonly kind: "help"; readonly text: string };
+
+function portOf(value: string, source: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new ConfigError(`${source}: not a port number: ${value}`);
+  return Number(value);
+}
+
+function levelOf(value: string, source: string): RelayConfig["logLevel"] {
+  const found = LOG_LEVELS.find((l) => l === value);
+  if (found === undefined) throw new ConfigError(`${source}: unknown log level: ${value}`);
+  return found;
+}
+
+/** Parses and validates a config file's text; errors name the file and the field. */
+export function parseConfigFile(text: string, name: string): FileConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`${name}: not valid YAML: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const result = fileSchema.safeParse(raw ?? {});
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+    throw new ConfigError(`${name}: ${issues}`);
+  }
+  return result.data;
+}
+
+/**
+ * Reads flags (which win), then environment variables, then the config file, over the defaults.
+ * `readFile` loads the config file (injected so tests need no files).
+ */
+export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, readFile: (path: string) => string = () => ""): ParsedArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        config: { type: "string" },
+        host: { type: "string" },
+        port: { type: "string" },
+        "tcp-port": { type: "string" },
+        "metrics-port": { type: "string" },
+        "log-level": { type: "string" },
+        help: { type: "boolean" },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    throw new ConfigError(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
+  }
+  if (values.help === true) return { kind: "help", text: usage };
+
+  const portFlags: [string | undefined, string, string][] = [
+    [values.port, "--port", "HANDOFF_RELAY_PORT"],
+    [values["tcp-port"], "--tcp-port", "HANDOFF_RELAY_TCP_PORT"],
+    [values["metrics-port"], "--metrics-port", "HANDOFF_RELAY_METRICS_PORT"],
+  ];
+  const [httpPort, tcpPort, metricsPort] = portFlags.map(([flag, name, variable]) => {
+    if (flag !== undefined) return portOf(flag, name);
+    const fromEnv = env[variable];
+    return fromEnv !== undefined ? portOf(fromEnv, variable) : undefined;
+  });
+  const levelFlag = values["log-level"];
+  const levelEnv = env["HANDOFF_LOG_LEVEL"];
+  const level = levelFlag !== undefined ? levelOf(levelFlag, "--log-level") : levelEnv !== undefined ? levelOf(levelEnv, "HANDOFF_LOG_LEVEL") : undefined;
+
+  const configPath = values.config ?? env["HANDOFF_RELAY_CONFIG"];
+  let file: FileConfig = {};
+  if (configPath !== undefined) {
+    let text: string;
+    try {
+      text = readFile(configPath);
+    } catch (err) {
+      throw new ConfigError(`${configPath}: cannot read: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    file = parseConfigFile(text, configPath);
+  }
+  const keyEnv = env["HANDOFF_RELAY_AUTH_KEY"];
+  if (keyEnv !== undefined && keyEnv.length < 16) throw new ConfigError("HANDOFF_RELAY_AUTH_KEY must be at least 16 characters");
+  return {
+    kind: "run",
+    config: {
+      host: values.host ?? env["HANDOFF_RELAY_HOST"] ?? file.host ?? defaults.host,
+      port: httpPort ?? file.port ?? defaults.port,
+      tcpPort: tcpPort ?? file.tcpPort ?? defaults.tcpPort,
+      metricsPort: metricsPort ?? file.metricsPort ?? defaults.metricsPort,
+      logLevel: level ?? file.logLevel ?? defaults.logLevel,
+      hopId: file.hopId ?? defaults.hopId,
+      tcpAccess: file.tcpAccess ?? defaults.tcpAccess,
+      auth: {
+        key: keyEnv ?? file.auth?.key ?? defaults.auth.key,
+        publicSubscribe: file.auth?.publicSubscribe ?? defaults.auth.publicSubscribe,
+        publicPublish: file.auth?.publicPublish ?? defaults.auth.publicPublish,
+      },
+      limits: definedLimits(file.limits),
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import * as Moq from "@moq/lite";
+import { pino } from "pino";
+import WebSocket from "ws";
+import type { AuthConfig } from "../auth/jwt.js";
+import { startRelay, type Relay } from "../server/relay.js";
+
+/** What @moq/lite 0.2.2 needs in Node 20: a global WebSocket and two ES2024/2025 built-ins. */
+export function installPolyfills(): void {
+  const g = globalThis as { WebSocket?: unknown };
+  g.WebSocket ??= WebSocket;
+  const P = Promise as unknown as { withResolvers?: unknown };
+  P.withResolvers ??= function withResolvers<T>() {
+    let resolve!: (value: T) => void;
+    let reject!: (reason: unknown) => void;
+    const promise = new Promise<T>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  };
+  const S = Set.prototype as unknown as { difference?: unknown };
+  S.difference ??= function difference<T>(this: Set<T>, other: Set<T>): Set<T> {
+    const out = new Set<T>();
+    for (const v of this) if (!other.has(v)) out.add(v);
+    return out;
+  };
+}
+
+/** Starts a relay on 127.0.0.1 port 0, silent. */
+export async function testRelay(auth?: Partial<AuthConfig>): Promise<Relay> {
+  return startRelay(
+    {
+      host: "127.0.0.1",
+      port: 0,
+      tcpPort: 0,
+      metricsPort: undefined,
+      auth: { key: undefined, publicPublish: [], publicSubscribe: [], ...auth },
+      tcpAccess: "trusted",
+      limits: {},
+    },
+    pino({ level: "silent" }),
+  );
+}
+
+/** `connect` with the transport typed loosely: Node's lib has no WebTransport type. */
+const connectWith = Moq.Connection.connect as (url: URL, props: { transport: unknown }) => Promise<Moq.Connection.Established>;
+
+interface QmuxSession {
+  readonly protocol: string;
+  readonly ready: Promise<void>;
+}
+type QmuxCtor = new (url: string | URL, options?: { protocols?: string[] }) => QmuxSession;
+
+/** @moq/qmux, the transport @moq/lite uses (a dependency of it, not of the relay). */
+async function qmux(): Promise<QmuxCtor> {
+  const require = createRequire(createRequire(import.meta.url).resolve("@moq/lite"));
+  const mod = (await import(pathToFileURL(require.resolve("@moq/qmux")).href)) as { default: QmuxCtor };
+  return mod.default;
+}
+
+/**
+ * Connects @moq/lite to the relay: the client's default path (bare `qmux-00` → in-band SETUP →
+ * lite-02) or an explicit qmux transport offering `moq-lite-04`. Bounded in time: a refused
+ * handshake never settles inside the client.
+ */
+export async function connect(port: number, path: string, version: "default" | "lite-04" = "default", query = ""): Promise<Moq.Connection.Established> {
+  const url = new URL(`http://127.0.0.1:${String(port)}/${path}${query}`);
+  const connecting =
+    version === "default"
+      ? Moq.Connection.connect(url)
+      : qmux().then(async (Session) => {
+          const transport = new Session(url, { protocols: ["moq-lite-04"] });
+          // The client reads `protocol` at once: it must be known (handshake done) first.
+          await transport.ready;
+          return connectWith(url, { transport });
+        });
+  return within(connecting, 3000, `connect ${url.href}`);
+}
+
+/** Rejects when `promise` does not settle within `ms`. */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`${what}: no answer within ${String(ms)} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Waits until `check` holds, polling every 10 ms, for at most `ms`. */
+export async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${String(ms)} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** The payload of frame `f` of group `g`, so a test can check every byte arrived. */
+export function payload(g: number, f: number): Uint8Array {
+  return new TextEncoder().encode(`group ${String(g)} frame ${String(f)} ${"x".repeat((g * 7 + f) % 50)}`);
+}

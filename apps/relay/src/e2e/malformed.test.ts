@@ -1,0 +1,109 @@
+import * as Moq from "@moq/lite";
+import { LITE_02, LiteStreamWriter } from "@handoff/moq-resume/lite";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
+import { createFraming, type FramingEvent, type FramingSession } from "../transport/index.js";
+import { connect, installPolyfills, payload, testRelay, until, within } from "./harness.js";
+
+beforeAll(() => {
+  installPolyfills();
+  for (const level of ["debug", "log", "warn", "info", "error"] as const) vi.spyOn(console, level).mockImplementation(() => undefined);
+});
+
+let cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+});
+
+/** A raw client speaking the legacy "webtransport" framing through the transport module. */
+async function rawClient(port: number): Promise<{ ws: WebSocket; framing: FramingSession; events: FramingEvent[]; flush: () => void }> {
+  const ws = new WebSocket(`ws://127.0.0.1:${String(port)}/anon`, ["webtransport"]);
+  const opened = new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+  const framing = createFraming("webtransport", { role: "client" });
+  const events: FramingEvent[] = [];
+  const flush = (): void => {
+    for (const e of framing.poll()) {
+      if (e.kind === "send") ws.send(e.bytes);
+      else events.push(e);
+    }
+  };
+  ws.on("message", (data: Buffer) => {
+    framing.receive(new Uint8Array(data));
+    flush();
+  });
+  cleanup.push(() => {
+    ws.terminate();
+  });
+  await within(opened, 3000, "raw open");
+  flush();
+  return { ws, framing, events, flush };
+}
+
+async function setup(c: Awaited<ReturnType<typeof rawClient>>): Promise<void> {
+  const open = c.framing.openStream(true);
+  if (!open.ok) throw new Error("no stream");
+  c.framing.write(open.streamId, new LiteStreamWriter(LITE_02).encode({ type: "client_setup", versions: [LITE_02], parameters: [] }));
+  c.flush();
+  await until(() => c.events.some((e) => e.kind === "stream-data" && e.streamId === open.streamId), 2000, "server setup");
+}
+
+describe("malformed input", () => {
+  it("resets a stream with an unknown type with the codec's code and keeps the session", async () => {
+    const r = await testRelay();
+    cleanup.push(() => r.close());
+    const c = await rawClient(r.ports.http);
+    await setup(c);
+    const open = c.framing.openStream(true);
+    if (!open.ok) throw new Error("no stream");
+    c.framing.write(open.streamId, Uint8Array.of(0x3f, 1, 2, 3));
+    c.flush();
+    await until(() => c.events.some((e) => e.kind === "stream-reset" && e.streamId === open.streamId), 2000, "reset");
+    const reset = c.events.find((e) => e.kind === "stream-reset" && e.streamId === open.streamId);
+    expect(reset).toMatchObject({ code: 5 });
+    expect(r.sessions.size).toBe(1);
+  });
+
+  it("closes a session whose SETUP is garbage", async () => {
+    const r = await testRelay();
+    cleanup.push(() => r.close());
+    const c = await rawClient(r.ports.http);
+    const open = c.framing.openStream(true);
+    if (!open.ok) throw new Error("no stream");
+    c.framing.write(open.streamId, Uint8Array.of(0x20, 0x00, 0x02, 0x05, 0x01));
+    c.flush();
+    await until(() => c.events.some((e) => e.kind === "closed"), 2000, "close");
+    await until(() => r.sessions.size === 0, 2000, "session gone");
+  });
+
+  it("closes a session that sends an invalid frame, and keeps serving others", async () => {
+    const r = await testRelay();
+    cleanup.push(() => r.close());
+    const pubConn = await connect(r.ports.http, "anon");
+    cleanup.push(() => {
+      pubConn.close();
+    });
+    const broadcast = new Moq.Broadcast();
+    pubConn.publish(Moq.Path.from("live"), broadcast);
+    await until(() => r.origin.broadcasts === 1, 2000, "routable");
+
+    const c = await rawClient(r.ports.http);
+    const closed = new Promise((resolve) => c.ws.once("close", resolve));
+    c.ws.send(Uint8Array.of(0x77, 0x01));
+    await within(closed, 2000, "bad client closed");
+
+    const sub = await connect(r.ports.http, "anon");
+    cleanup.push(() => {
+      sub.close();
+    });
+    const track = sub.consume(Moq.Path.from("live")).subscribe("video", 0);
+    const req = await within(broadcast.requested(), 2000, "track requested");
+    if (!req) throw new Error("no request");
+    await until(() => [...r.sessions].some((s) => s.subscriptions === 1), 2000, "subscribed");
+    const group = req.track.appendGroup();
+    group.writeFrame(payload(0, 0));
+    group.close();
+    const got = await within(track.nextGroupOrdered(), 2000, "group");
+    expect(await got?.readFrame()).toEqual(payload(0, 0));
+  });
+});

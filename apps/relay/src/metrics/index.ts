@@ -1,0 +1,2 @@
+/** Prometheus metrics of the relay. */
+export { RelayMetrics } from "./metrics.js";

@@ -1,0 +1,75 @@
+import { Counter, Gauge, Registry } from "prom-client";
+import type { SessionStats } from "../session/stats.js";
+
+/** The relay's Prometheus metrics, and the session stats that feed them. */
+export class RelayMetrics implements SessionStats {
+  /** The registry `/metrics` renders. */
+  readonly registry = new Registry();
+  readonly #sessions: Gauge;
+  readonly #sessionsTotal: Counter<"transport">;
+  readonly #rejected: Counter<"status">;
+  readonly #subscriptions: Gauge;
+  readonly #groups: Counter<"direction">;
+  readonly #frames: Counter<"direction">;
+  readonly #bytes: Counter<"direction">;
+  readonly #skipped: Counter;
+
+  constructor() {
+    const registers = [this.registry];
+    this.#sessions = new Gauge({ name: "relay_sessions", help: "Open moq-lite sessions", registers });
+    this.#sessionsTotal = new Counter({ name: "relay_sessions_total", help: "Sessions accepted", labelNames: ["transport"], registers });
+    this.#rejected = new Counter({ name: "relay_rejected_total", help: "Connections refused before a session started", labelNames: ["status"], registers });
+    this.#subscriptions = new Gauge({ name: "relay_subscriptions", help: "Downstream subscriptions being served", registers });
+    this.#groups = new Counter({ name: "relay_groups_total", help: "Group streams", labelNames: ["direction"], registers });
+    this.#frames = new Counter({ name: "relay_frames_total", help: "Frames", labelNames: ["direction"], registers });
+    this.#bytes = new Counter({ name: "relay_frame_bytes_total", help: "Frame payload bytes", labelNames: ["direction"], registers });
+    this.#skipped = new Counter({ name: "relay_groups_skipped_total", help: "Groups skipped for slow subscribers", registers });
+  }
+
+  /** A session started on `transport` (ws or tcp). */
+  sessionOpened(transport: "ws" | "tcp"): void {
+    this.#sessions.inc();
+    this.#sessionsTotal.inc({ transport });
+  }
+
+  /** A session ended. */
+  sessionClosed(): void {
+    this.#sessions.dec();
+  }
+
+  /** A connection was refused with an HTTP status. */
+  rejected(status: number): void {
+    this.#rejected.inc({ status: String(status) });
+  }
+
+  /** @inheritdoc */
+  group(direction: "in" | "out"): void {
+    this.#groups.inc({ direction });
+  }
+
+  /** @inheritdoc */
+  frame(direction: "in" | "out", bytes: number): void {
+    this.#frames.inc({ direction });
+    this.#bytes.inc({ direction }, bytes);
+  }
+
+  /** @inheritdoc */
+  subscription(delta: 1 | -1): void {
+    this.#subscriptions.inc(delta);
+  }
+
+  /** @inheritdoc */
+  skipped(): void {
+    this.#skipped.inc();
+  }
+
+  /** The exposition text. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** The exposition content type. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

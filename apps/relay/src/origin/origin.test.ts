@@ -1,0 +1,144 @@
+import { Track } from "@handoff/moq-resume";
+import { describe, expect, it } from "vitest";
+import { Origin, type AnnounceEvent } from "./origin.js";
+import type { RouteSource } from "./route.js";
+
+/** A route source that counts the upstream subscriptions it was asked for. */
+function source(id: number): RouteSource & { asked: string[]; cancelled: number } {
+  const s = {
+    id,
+    asked: [] as string[],
+    cancelled: 0,
+    subscribeUpstream(path: string, track: string) {
+      s.asked.push(`${path}:${track}`);
+      return {
+        track: new Track(track),
+        cancel: () => {
+          s.cancelled += 1;
+        },
+      };
+    },
+  };
+  return s;
+}
+
+describe("Origin", () => {
+  it("makes an announced broadcast routable and lists it under its prefix", () => {
+    const o = new Origin(7);
+    o.announce("/room/a/", source(1), []);
+    expect(o.announced("room").map((e) => e.path)).toEqual(["room/a"]);
+    expect(o.announced("roo")).toEqual([]);
+  });
+
+  it("shares one upstream subscription among every reader of a track", () => {
+    const o = new Origin(7);
+    const pub = source(1);
+    o.announce("room/a", pub, []);
+    const a = o.subscribe("room/a", "video", 0, source(2));
+    const b = o.subscribe("room/a", "video", 0, source(3));
+    expect(a.ok && b.ok && a.track === b.track).toBe(true);
+    expect(pub.asked).toEqual(["room/a:video"]);
+  });
+
+  it("cancels upstream only when the last reader releases", () => {
+    const o = new Origin(7);
+    const pub = source(1);
+    o.announce("room/a", pub, []);
+    const a = o.subscribe("room/a", "video", 0, undefined);
+    const b = o.subscribe("room/a", "video", 0, undefined);
+    if (!a.ok || !b.ok) throw new Error("not routed");
+    a.release();
+    expect(pub.cancelled).toBe(0);
+    b.release();
+    b.release();
+    expect(pub.cancelled).toBe(1);
+    expect(o.sharedTracks).toBe(0);
+  });
+
+  it("subscribes afresh once the shared copy ended", () => {
+    const o = new Origin(7);
+    const pub = source(1);
+    o.announce("room/a", pub, []);
+    const a = o.subscribe("room/a", "video", 0, undefined);
+    if (!a.ok) throw new Error("not routed");
+    a.track.finish();
+    const b = o.subscribe("room/a", "video", 0, undefined);
+    expect(b.ok && b.track !== a.track).toBe(true);
+    expect(pub.asked).toHaveLength(2);
+  });
+
+  it("refuses a subscription with no route", () => {
+    expect(new Origin(7).subscribe("nope", "video", 0, undefined)).toEqual({ ok: false, reason: "not-found" });
+  });
+
+  it("never routes a subscription back to the session that published it", () => {
+    const o = new Origin(7);
+    const pub = source(1);
+    o.announce("room/a", pub, []);
+    expect(o.subscribe("room/a", "video", 0, pub).ok).toBe(false);
+    expect(pub.asked).toEqual([]);
+  });
+
+  it("routes through the cheapest, then shortest route", () => {
+    const o = new Origin(7);
+    const far = source(1);
+    const near = source(2);
+    o.announce("room/a", far, [10, 11], 0);
+    o.announce("room/a", near, [10], 0);
+    o.subscribe("room/a", "video", 0, undefined);
+    expect(near.asked).toHaveLength(1);
+    expect(far.asked).toHaveLength(0);
+  });
+
+  it("falls back to the next route when the best one leaves", () => {
+    const o = new Origin(7);
+    const a = source(1);
+    const b = source(2);
+    o.announce("room/x", a, [], 0);
+    o.announce("room/x", b, [], 5);
+    o.removeSource(a);
+    o.subscribe("room/x", "t", 0, undefined);
+    expect(b.asked).toEqual(["room/x:t"]);
+  });
+
+  it("tells watchers when a broadcast appears and when its last route goes", () => {
+    const o = new Origin(7);
+    const events: AnnounceEvent[] = [];
+    const w = o.watch("room", undefined, (e) => events.push(e));
+    const a = source(1);
+    const b = source(2);
+    o.announce("room/a", a, [5]);
+    o.announce("room/a", b, [6]);
+    o.unannounce("room/a", a);
+    o.unannounce("room/a", b);
+    expect(events).toEqual([
+      { path: "room/a", active: true, hops: [5] },
+      { path: "room/a", active: false, hops: [] },
+    ]);
+    w.close();
+    o.announce("room/b", a, []);
+    expect(events).toHaveLength(2);
+  });
+
+  it("hides a session's own broadcasts from its watcher (split horizon)", () => {
+    const o = new Origin(7);
+    const self = source(1);
+    const events: AnnounceEvent[] = [];
+    o.watch("", self, (e) => events.push(e));
+    o.announce("mine", self, []);
+    expect(events).toEqual([]);
+    o.announce("mine", source(2), []);
+    expect(events.map((e) => e.active)).toEqual([true]);
+  });
+
+  it("gives a new watcher the current set", () => {
+    const o = new Origin(7);
+    o.announce("room/b", source(1), []);
+    o.announce("room/a", source(2), []);
+    expect(o.watch("room", undefined, () => undefined).initial.map((e) => e.path)).toEqual(["room/a", "room/b"]);
+  });
+
+  it("refuses a zero hop id", () => {
+    expect(() => new Origin(0)).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,95 @@
+import type { Logger } from "pino";
+import type { Permissions } from "../auth/permissions.js";
+import type { RelayMetrics } from "../metrics/metrics.js";
+import type { Origin } from "../origin/origin.js";
+import { RelayCode, type SessionLimits } from "../session/limits.js";
+import { LiteSession } from "../session/session.js";
+import type { VersionMode } from "../session/version.js";
+import type { FramingSession } from "../transport/index.js";
+
+/** The socket side of a session: how to write and how to hang up. */
+export interface Carrier {
+  send(bytes: Uint8Array): void;
+  end(): void;
+}
+
+/** Shared state every connection needs. */
+export interface AttachContext {
+  readonly origin: Origin;
+  readonly metrics: RelayMetrics;
+  readonly log: Logger;
+  readonly limits: Partial<SessionLimits>;
+  /** Every live session, so shutdown can close them. */
+  readonly sessions: Set<LiteSession>;
+  nextId: number;
+}
+
+/** What to attach: one connection's framing, version mode, scope and grant. */
+export interface AttachOptions {
+  readonly framing: FramingSession;
+  readonly mode: VersionMode;
+  readonly root: string;
+  readonly permissions: Permissions;
+  readonly transport: "ws" | "tcp";
+  /** When the token expires (epoch ms): the session is closed then. */
+  readonly expiresAt: number | undefined;
+  readonly remote: string;
+}
+
+/**
+ * Runs one session over a carrier: ticks the framing every second, closes the session when its
+ * token expires, and tears everything down when either side goes away.
+ */
+export function attachSession(ctx: AttachContext, carrier: Carrier, options: AttachOptions): LiteSession {
+  const id = ctx.nextId++;
+  const log = ctx.log.child({ session: id, remote: options.remote, transport: options.transport });
+  const timers: NodeJS.Timeout[] = [];
+  let ended = false;
+  const session = new LiteSession({
+    id,
+    framing: options.framing,
+    mode: options.mode,
+    origin: ctx.origin,
+    root: options.root,
+    permissions: options.permissions,
+    limits: ctx.limits,
+    stats: ctx.metrics,
+    sink: {
+      send: (bytes) => {
+        if (!ended) carrier.send(bytes);
+      },
+      closed: (code, reason) => {
+        if (ended) return;
+        ended = true;
+        for (const t of timers) clearInterval(t);
+        ctx.sessions.delete(session);
+        ctx.metrics.sessionClosed();
+        log.info({ code, reason }, "session closed");
+        carrier.end();
+      },
+      goaway: (uri) => {
+        log.info({ uri }, "peer sent GOAWAY");
+      },
+    },
+  });
+  ctx.sessions.add(session);
+  ctx.metrics.sessionOpened(options.transport);
+  log.info({ root: options.root }, "session opened");
+  const tick = setInterval(() => {
+    session.tick(performance.now());
+  }, 1000);
+  tick.unref();
+  timers.push(tick);
+  if (options.expiresAt !== undefined) {
+    // setTimeout takes at most 2^31-1 ms; a longer lifetime re-checks on the tick instead.
+    const delay = Math.min(Math.max(0, options.expiresAt - Date.now()), 2 ** 31 - 1);
+    const expiry = setTimeout(() => {
+      log.info("token expired");
+      session.close(RelayCode.Expired, "token expired");
+    }, delay);
+    expiry.unref();
+    timers.push(expiry);
+  }
+  session.start();
+  return session;
+}

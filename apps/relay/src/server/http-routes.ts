@@ -1,0 +1,64 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { normalizePath } from "@handoff/moq-resume/lite";
+import { varintBytes } from "./varint.js";
+import type { Origin } from "../origin/origin.js";
+
+/**
+ * The relay's plain HTTP endpoints, on the WebSocket port:
+ * - `GET /health` → `{"status":"ok"}`
+ * - `GET /announced/<prefix>` → JSON list of the broadcast paths routable under the prefix
+ * - `GET /fetch/<broadcast>/<track>?group=N` → the frames of group N of a track the relay is
+ *   currently carrying, each prefixed with its QUIC-varint length (the moq-lite frame layout),
+ *   `x-moq-frames` giving the count. 404 when the relay does not hold the group, 425 while it is
+ *   still open.
+ * Returns false for any other path (a WebSocket-only path gets 404 from the caller).
+ */
+export function handleHttp(origin: Origin, req: IncomingMessage, res: ServerResponse): boolean {
+  const url = new URL(req.url ?? "/", "http://relay");
+  const path = decodeURIComponent(url.pathname);
+  if (path === "/health") {
+    json(res, 200, { status: "ok" });
+    return true;
+  }
+  if (path === "/announced" || path.startsWith("/announced/")) {
+    const prefix = normalizePath(path.slice("/announced".length));
+    json(res, 200, origin.announced(prefix).map((e) => e.path));
+    return true;
+  }
+  if (path.startsWith("/fetch/")) {
+    fetchGroup(origin, path.slice("/fetch/".length), url.searchParams.get("group"), res);
+    return true;
+  }
+  return false;
+}
+
+function fetchGroup(origin: Origin, rest: string, groupParam: string | null, res: ServerResponse): void {
+  const normal = normalizePath(rest);
+  const cut = normal.lastIndexOf("/");
+  if (cut <= 0 || groupParam === null || !/^\d+$/.test(groupParam)) {
+    json(res, 400, { error: "use /fetch/<broadcast>/<track>?group=N" });
+    return;
+  }
+  const track = origin.cachedTrack(normal.slice(0, cut), normal.slice(cut + 1));
+  const group = track?.group(Number(groupParam));
+  if (group === undefined || group.lost) {
+    json(res, 404, { error: "group not held by this relay" });
+    return;
+  }
+  if (!group.finished) {
+    json(res, 425, { error: "group still open" });
+    return;
+  }
+  const parts: Uint8Array[] = [];
+  for (let i = group.base; i < group.frameEnd; i++) {
+    const frame = group.frame(i);
+    if (frame === undefined) continue;
+    parts.push(varintBytes(frame.length), frame);
+  }
+  res.writeHead(200, { "content-type": "application/octet-stream", "x-moq-frames": String(parts.length / 2) });
+  res.end(Buffer.concat(parts));
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}

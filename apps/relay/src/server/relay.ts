@@ -1,0 +1,281 @@
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import type { Logger } from "pino";
+import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { authenticate, type AuthConfig } from "../auth/jwt.js";
+import { ALLOW_ALL } from "../auth/permissions.js";
+import { RelayMetrics } from "../metrics/metrics.js";
+import { Origin } from "../origin/origin.js";
+import { RelayCode, type SessionLimits } from "../session/limits.js";
+import type { LiteSession } from "../session/session.js";
+import { versionMode } from "../session/version.js";
+import { createFraming, negotiateSubprotocol } from "../transport/index.js";
+import { attachSession, type AttachContext } from "./attach.js";
+import { corkPerTick } from "./cork.js";
+import { handleHttp } from "./http-routes.js";
+
+/** What the relay listens on and how it behaves. */
+export interface RelayOptions {
+  readonly host: string;
+  /** WebSocket + HTTP port (0 = any free one). */
+  readonly port: number;
+  /** qmux over raw TCP for relay links; undefined = not listening. */
+  readonly tcpPort: number | undefined;
+  /** Prometheus `/metrics`; undefined = not listening. */
+  readonly metricsPort: number | undefined;
+  readonly auth: AuthConfig;
+  /** Grant of raw-TCP sessions: everything (a private relay-link port), or only the public paths. */
+  readonly tcpAccess: "trusted" | "public";
+  readonly limits: Partial<SessionLimits>;
+  /** This relay's hop id (random below 2^53 when undefined). */
+  readonly hopId?: number;
+}
+
+/** A running relay. */
+export interface Relay {
+  /** The ports actually bound. */
+  readonly ports: { readonly http: number; readonly tcp: number | undefined; readonly metrics: number | undefined };
+  readonly origin: Origin;
+  readonly metrics: RelayMetrics;
+  /** Open sessions. */
+  readonly sessions: ReadonlySet<LiteSession>;
+  /** Stops accepting, closes every session and listener. */
+  close(): Promise<void>;
+}
+
+/** Bytes a socket may hold unsent before its peer is dropped as not reading (16 MiB). */
+const MAX_SOCKET_BUFFER = 16 << 20;
+
+function randomHopId(): number {
+  // Below 2^53: old @moq/lite decodes hop ids as u53; never 0.
+  return 1 + Math.floor(Math.random() * (2 ** 53 - 2));
+}
+
+function listen(server: Server | TcpServer, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function refuse(socket: Duplex, status: number, reason: string): void {
+  const text = status === 401 ? "Unauthorized" : status === 403 ? "Forbidden" : "Bad Request";
+  socket.end(`HTTP/1.1 ${String(status)} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\n${reason}\n`);
+}
+
+function toBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  return data;
+}
+
+/** Starts the relay: WebSocket + HTTP, optional raw-TCP qmux and metrics listeners. */
+export async function startRelay(options: RelayOptions, log: Logger): Promise<Relay> {
+  const origin = new Origin(options.hopId ?? randomHopId());
+  const metrics = new RelayMetrics();
+  const sessions = new Set<LiteSession>();
+  const ctx: AttachContext = { origin, metrics, log, limits: options.limits, sessions, nextId: 1 };
+  const sockets = new Set<Duplex>();
+  let accepting = true;
+
+  const http = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+    if (!handleHttp(origin, req, res)) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+  });
+  http.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 1 << 20,
+    handleProtocols: (protocols: Set<string>) => {
+      const choice = negotiateSubprotocol(protocols);
+      return choice.ok && choice.subprotocol !== undefined ? choice.subprotocol : false;
+    },
+  });
+  http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!accepting) {
+      refuse(socket, 503, "shutting down");
+      return;
+    }
+    const url = new URL(req.url ?? "/", "http://relay");
+    const choice = negotiateSubprotocol(req.headers["sec-websocket-protocol"]);
+    if (!choice.ok) {
+      metrics.rejected(400);
+      refuse(socket, 400, choice.reason);
+      return;
+    }
+    const mode = versionMode(choice.moqAlpn);
+    if (mode === undefined) {
+      metrics.rejected(400);
+      refuse(socket, 400, "unsupported moq version");
+      return;
+    }
+    const token = url.searchParams.get("jwt") ?? undefined;
+    void authenticate(options.auth, decodeURIComponent(url.pathname), token, Date.now()).then((auth) => {
+      if (!auth.ok) {
+        metrics.rejected(auth.status);
+        log.info({ status: auth.status, reason: auth.reason, path: url.pathname }, "connection refused");
+        refuse(socket, auth.status, auth.reason);
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        const framing = createFraming(choice.framing, { role: "server", autoConsume: true });
+        const cork = corkPerTick(socket);
+        const session = attachSession(
+          ctx,
+          {
+            send: (bytes) => {
+              if (ws.readyState !== ws.OPEN) return;
+              // The legacy framing has no flow control: a peer that stops reading would grow
+              // the socket buffer without bound, so it is dropped instead.
+              if (ws.bufferedAmount > MAX_SOCKET_BUFFER) {
+                ws.terminate();
+                return;
+              }
+              cork();
+              ws.send(bytes, { binary: true });
+            },
+            end: () => {
+              ws.close();
+            },
+          },
+          {
+            framing,
+            mode,
+            root: auth.root,
+            permissions: auth.permissions,
+            transport: "ws",
+            expiresAt: auth.expiresAt,
+            remote: `${req.socket.remoteAddress ?? "?"}:${String(req.socket.remotePort ?? 0)}`,
+          },
+        );
+        ws.on("message", (data: RawData) => {
+          session.receive(toBytes(data));
+        });
+        ws.on("pong", () => {
+          session.touch();
+        });
+        const ping = setInterval(() => {
+          if (ws.readyState === ws.OPEN) ws.ping();
+        }, 5000);
+        ping.unref();
+        ws.on("close", () => {
+          clearInterval(ping);
+          session.close(RelayCode.Cancel, "socket closed");
+        });
+        ws.on("error", () => {
+          ws.terminate();
+        });
+      });
+    });
+  });
+
+  const tcp =
+    options.tcpPort === undefined
+      ? undefined
+      : createTcpServer((socket: Socket) => {
+          if (!accepting) {
+            socket.destroy();
+            return;
+          }
+          sockets.add(socket);
+          const framing = createFraming("qmux-00", {
+            role: "server",
+            carrier: "stream",
+            autoConsume: true,
+            params: { applicationProtocols: ["moq-lite-04", "moq-lite-03"] },
+          });
+          const cork = corkPerTick(socket);
+          const permissions =
+            options.tcpAccess === "trusted" || options.auth.key === undefined
+              ? ALLOW_ALL
+              : { publish: options.auth.publicPublish, subscribe: options.auth.publicSubscribe };
+          const session = attachSession(
+            ctx,
+            {
+              send: (bytes) => {
+                if (socket.destroyed) return;
+                if (socket.writableLength > MAX_SOCKET_BUFFER) {
+                  socket.destroy();
+                  return;
+                }
+                cork();
+                socket.write(bytes);
+              },
+              end: () => {
+                socket.end();
+              },
+            },
+            {
+              framing,
+              mode: { kind: "transport" },
+              root: "",
+              permissions,
+              transport: "tcp",
+              expiresAt: undefined,
+              remote: `${socket.remoteAddress ?? "?"}:${String(socket.remotePort ?? 0)}`,
+            },
+          );
+          socket.on("data", (chunk: Buffer) => {
+            session.receive(chunk);
+          });
+          socket.on("close", () => {
+            sockets.delete(socket);
+            session.close(RelayCode.Cancel, "socket closed");
+          });
+          socket.on("error", () => {
+            socket.destroy();
+          });
+        });
+
+  const metricsServer =
+    options.metricsPort === undefined
+      ? undefined
+      : createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+          if (new URL(req.url ?? "/", "http://relay").pathname !== "/metrics") {
+            res.writeHead(404).end();
+            return;
+          }
+          metrics.render().then(
+            (text) => res.writeHead(200, { "content-type": metrics.contentType }).end(text),
+            () => res.writeHead(500).end(),
+          );
+        });
+
+  const httpPort = await listen(http, options.port, options.host);
+  const tcpPort = tcp === undefined || options.tcpPort === undefined ? undefined : await listen(tcp, options.tcpPort, options.host);
+  const metricsPort =
+    metricsServer === undefined || options.metricsPort === undefined ? undefined : await listen(metricsServer, options.metricsPort, options.host);
+
+  return {
+    ports: { http: httpPort, tcp: tcpPort, metrics: metricsPort },
+    origin,
+    metrics,
+    sessions,
+    close: async () => {
+      accepting = false;
+      for (const session of [...sessions]) session.close(RelayCode.Shutdown, "relay shutting down");
+      for (const client of wss.clients) client.terminate();
+      const closing = [http, tcp, metricsServer].map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            if (!server?.listening) {
+              resolve();
+              return;
+            }
+            server.close(() => {
+              resolve();
+            });
+          }),
+      );
+      for (const socket of sockets) socket.destroy();
+      wss.close();
+      await Promise.all(closing);
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/** Per-session bounds, so one peer cannot take the relay's memory or streams. */
+export interface SessionLimits {
+  /** Live SUBSCRIBE streams the peer may hold open (downstream). */
+  readonly maxSubscriptions: number;
+  /** Live ANNOUNCE_REQUEST streams the peer may hold open. */
+  readonly maxAnnounceRequests: number;
+  /** Broadcasts the peer may announce. */
+  readonly maxAnnounced: number;
+  /** Upstream subscriptions the relay may hold on this peer. */
+  readonly maxUpstream: number;
+  /**
+   * Group streams being written to the peer at once. Past it the lowest-priority, oldest group
+   * is reset (skipped): a slow subscriber loses groups instead of growing the relay's memory.
+   */
+  readonly maxOutboundGroups: number;
+  /** Groups kept per upstream track copy (the fan-out cache). */
+  readonly trackCacheGroups: number;
+}
+
+/** Defaults, generous for a browser client and bounded for a hostile one. */
+export const DEFAULT_SESSION_LIMITS: SessionLimits = {
+  maxSubscriptions: 1024,
+  maxAnnounceRequests: 64,
+  maxAnnounced: 1024,
+  maxUpstream: 1024,
+  maxOutboundGroups: 256,
+  trackCacheGroups: 32,
+};
+
+/** Application error codes the relay puts on resets and closes (its own numbering, documented in the README). */
+export const RelayCode = {
+  /** Ended on purpose (unsubscribe, shutdown). */
+  Cancel: 0,
+  /** The peer's token does not allow this path. */
+  Unauthorized: 401,
+  /** The session's token expired. */
+  Expired: 402,
+  /** No route to the broadcast. */
+  NotFound: 404,
+  /** A per-session limit was reached. */
+  TooMany: 429,
+  /** The group was skipped because the subscriber fell behind. */
+  Skipped: 430,
+  /** The SETUP offered no version the relay speaks. */
+  Version: 9,
+  /** The relay is shutting down. */
+  Shutdown: 503,
+} as const;

@@ -1,0 +1,116 @@
+import type { GroupReader, Track, TrackReader } from "@handoff/moq-resume";
+import type { Subscribe, SubscribeUpdate } from "@handoff/moq-resume/lite";
+import type { StreamId } from "../transport/index.js";
+
+/** What a served subscription asks of its session. */
+export interface ServeHost {
+  /** A new group to send (the session schedules it). */
+  startGroup(sub: ServedSubscription, group: GroupReader): void;
+  /** The track ended cleanly and every group was handed out: FIN the subscribe stream once sent. */
+  finished(sub: ServedSubscription): void;
+  /** The track failed: reset the subscribe stream with `code`. */
+  failed(sub: ServedSubscription, code: number): void;
+  /** Something may be writable now. */
+  kick(): void;
+}
+
+/**
+ * One downstream subscription: a reader of the shared track copy, handing each group it gets to
+ * the session's scheduler. Arrival order, so a late lower group still goes out.
+ */
+export class ServedSubscription {
+  /** The peer's subscribe id (goes into every GROUP header). */
+  readonly id: number;
+  /** Current priority (SUBSCRIBE_UPDATE may change it). */
+  priority: number;
+  /** Groups handed out to the scheduler and not yet done. */
+  openGroups = 0;
+  readonly #reader: TrackReader<Track>;
+  readonly #unwatch: () => void;
+  readonly #end: number | undefined;
+  #ended = false;
+  #closed = false;
+
+  constructor(
+    /** The bidi stream the SUBSCRIBE came on. */
+    readonly streamId: StreamId,
+    msg: Subscribe,
+    track: Track,
+    private readonly release: () => void,
+    private readonly host: ServeHost,
+  ) {
+    this.id = msg.id;
+    this.priority = msg.priority;
+    this.#end = msg.endGroup;
+    this.#reader = track.subscribe({
+      ...(msg.startGroup === undefined ? {} : { start: msg.startGroup }),
+      ...(msg.endGroup === undefined ? {} : { end: msg.endGroup }),
+    });
+    this.#unwatch = this.#reader.watch(() => {
+      this.pump();
+    });
+  }
+
+  /** True once every group owed has been handed out (FIN follows when they are sent). */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Hands every group available now to the host. */
+  pump(): void {
+    if (this.#closed || this.#ended) {
+      if (!this.#closed) this.host.kick();
+      return;
+    }
+    for (;;) {
+      const event = this.#reader.recvGroup();
+      switch (event.kind) {
+        case "group":
+          this.host.startGroup(this, event.group);
+          if (this.#end !== undefined && event.group.sequence >= this.#end) {
+            this.#ended = true;
+            this.host.finished(this);
+            this.host.kick();
+            return;
+          }
+          continue;
+        case "lost":
+        case "lagged":
+        case "restarted":
+          continue;
+        case "pending":
+          this.host.kick();
+          return;
+        case "finished":
+          this.#ended = true;
+          this.host.finished(this);
+          this.host.kick();
+          return;
+        case "error":
+          this.host.failed(this, event.error.code);
+          return;
+        default: {
+          const never: never = event;
+          throw new Error(`unexpected group event ${JSON.stringify(never)}`);
+        }
+      }
+    }
+  }
+
+  /** Applies a SUBSCRIBE_UPDATE. */
+  update(msg: SubscribeUpdate): void {
+    this.priority = msg.priority;
+    if (msg.startGroup !== undefined) this.#reader.startAt(msg.startGroup);
+    this.#reader.endAt(msg.endGroup);
+    this.pump();
+  }
+
+  /** Stops reading and drops this reader's share of the upstream copy. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unwatch();
+    this.#reader.close();
+    this.release();
+  }
+}

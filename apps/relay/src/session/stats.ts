@@ -1,0 +1,19 @@
+/** Counters a session reports (the metrics module implements them; tests may count). */
+export interface SessionStats {
+  /** A group stream was opened to (`out`) or accepted from (`in`) the peer. */
+  group(direction: "in" | "out"): void;
+  /** A frame of `bytes` payload bytes was written to / read from the peer. */
+  frame(direction: "in" | "out", bytes: number): void;
+  /** A downstream subscription started (+1) or ended (-1). */
+  subscription(delta: 1 | -1): void;
+  /** A group was skipped for a slow subscriber. */
+  skipped(): void;
+}
+
+/** Stats that count nothing. */
+export const NO_STATS: SessionStats = {
+  group: () => undefined,
+  frame: () => undefined,
+  subscription: () => undefined,
+  skipped: () => undefined,
+};

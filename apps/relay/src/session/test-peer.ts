@@ -1,0 +1,111 @@
+import { LITE_04, LiteStreamReader, LiteStreamWriter, type LiteMessage, type LiteVersion } from "@handoff/moq-resume/lite";
+import { ALLOW_ALL, type Permissions } from "../auth/permissions.js";
+import { Origin } from "../origin/origin.js";
+import { createFraming, type FramingEvent, type FramingSession, type StreamId, type TransportParams } from "../transport/index.js";
+import type { SessionLimits } from "./limits.js";
+import { LiteSession } from "./session.js";
+import type { SessionStats } from "./stats.js";
+import type { VersionMode } from "./version.js";
+
+/** A scripted client peer wired in memory to a server {@link LiteSession} (test helper). */
+export class TestPeer {
+  readonly framing: FramingSession;
+  readonly session: LiteSession;
+  readonly events: FramingEvent[] = [];
+  readonly data = new Map<StreamId, Uint8Array[]>();
+  readonly writer: LiteStreamWriter;
+  closedWith: { code: number; reason: string } | undefined;
+  goaways: string[] = [];
+
+  constructor(
+    readonly origin: Origin,
+    options: {
+      readonly version?: LiteVersion;
+      readonly mode?: VersionMode;
+      readonly permissions?: Permissions;
+      readonly limits?: Partial<SessionLimits>;
+      readonly stats?: SessionStats;
+      readonly id?: number;
+      /** Transport parameters the client advertises (e.g. a low uni stream limit). */
+      readonly clientParams?: Partial<TransportParams>;
+    } = {},
+  ) {
+    const version = options.version ?? LITE_04;
+    this.writer = new LiteStreamWriter(version);
+    this.framing = createFraming("qmux-00", {
+      role: "client",
+      autoConsume: true,
+      ...(options.clientParams === undefined ? {} : { params: options.clientParams }),
+    });
+    this.session = new LiteSession({
+      id: options.id ?? 1,
+      framing: createFraming("qmux-00", { role: "server", autoConsume: true }),
+      mode: options.mode ?? { kind: "fixed", version },
+      origin,
+      root: "",
+      permissions: options.permissions ?? ALLOW_ALL,
+      limits: options.limits ?? {},
+      ...(options.stats === undefined ? {} : { stats: options.stats }),
+      sink: {
+        send: (bytes) => {
+          this.framing.receive(bytes);
+          this.#flush();
+        },
+        closed: (code, reason) => {
+          this.closedWith = { code, reason };
+        },
+        goaway: (uri) => this.goaways.push(uri),
+      },
+    });
+    this.session.start();
+    this.#flush();
+  }
+
+  /** Opens a bidi stream and writes `messages` on it. */
+  open(messages: readonly LiteMessage[], bidi = true): StreamId {
+    const r = this.framing.openStream(bidi);
+    if (!r.ok) throw new Error("no stream");
+    this.write(r.streamId, this.writer.encodeAll(messages));
+    return r.streamId;
+  }
+
+  /** Writes raw bytes on a stream. */
+  write(id: StreamId, bytes: Uint8Array, fin = false): void {
+    this.framing.write(id, bytes, fin);
+    this.#flush();
+  }
+
+  /** Decodes what the server wrote on a stream it opened (`kind` given) or on one we opened. */
+  decode(id: StreamId, options: ConstructorParameters<typeof LiteStreamReader>[0]): LiteMessage[] {
+    const reader = new LiteStreamReader(options);
+    for (const chunk of this.data.get(id) ?? []) reader.push(chunk);
+    return reader.drain().messages;
+  }
+
+  /** The streams the server opened, in order. */
+  opened(bidi: boolean): StreamId[] {
+    return this.events.flatMap((e) => (e.kind === "stream-opened" && e.bidi === bidi ? [e.streamId] : []));
+  }
+
+  /** Resets seen on a stream. */
+  resets(id: StreamId): number[] {
+    return this.events.flatMap((e) => (e.kind === "stream-reset" && e.streamId === id ? [e.code] : []));
+  }
+
+  #flush(): void {
+    for (let events = this.framing.poll(); events.length > 0; events = this.framing.poll()) {
+      for (const e of events) {
+        if (e.kind === "send") this.session.receive(e.bytes);
+        else {
+          this.events.push(e);
+          if (e.kind === "stream-data") this.data.set(e.streamId, [...(this.data.get(e.streamId) ?? []), e.bytes]);
+        }
+      }
+    }
+  }
+}
+
+/** A fresh origin for tests. */
+export function testOrigin(): Origin {
+  return new Origin(4242);
+}

@@ -1,0 +1,140 @@
+import { Track, type Group } from "@handoff/moq-resume";
+import { LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
+import type { StreamId } from "../transport/index.js";
+import type { StreamIo } from "./stream-io.js";
+
+/**
+ * A subscription the relay holds on the peer (the peer publishes): the SUBSCRIBE stream we
+ * opened and the track copy its groups fill.
+ */
+export class UpstreamSubscription {
+  /** The copy shared with every downstream reader. */
+  readonly track: Track;
+  readonly #reader: LiteStreamReader;
+  #cancelled = false;
+
+  constructor(
+    /** Our subscribe id (the peer puts it in each GROUP header). */
+    readonly id: number,
+    /** The SUBSCRIBE stream. */
+    readonly streamId: StreamId,
+    version: LiteVersion,
+    name: string,
+    priority: number,
+    maxGroups: number,
+  ) {
+    this.track = new Track(name, { maxGroups, info: { priority } });
+    this.#reader = new LiteStreamReader({ role: "opened", kind: "subscribe", version });
+  }
+
+  /** True once the last reader left and we ended the subscription. */
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  /**
+   * Responses on the SUBSCRIBE stream. Returns true when the stream is over (FIN: the track
+   * finished; malformed: the track is aborted and the caller resets the stream with the code).
+   */
+  receive(bytes: Uint8Array, fin: boolean): { readonly over: boolean; readonly errorCode?: number } {
+    this.#reader.push(bytes);
+    if (fin) this.#reader.end();
+    // SUBSCRIBE_OK / DROP carry nothing the relay needs: groups come on their own streams.
+    const { status } = this.#reader.drain();
+    if (status.kind === "error") {
+      this.track.abort(status.error.code);
+      return { over: true, errorCode: status.error.code };
+    }
+    if (status.kind === "end") {
+      this.track.finish();
+      return { over: true };
+    }
+    return { over: false };
+  }
+
+  /** The peer reset the subscription (refused it, or failed). */
+  reset(code: number): void {
+    this.track.abort(code);
+  }
+
+  /** The last downstream reader left: FIN our side, which ends the subscription for the peer. */
+  cancel(io: StreamIo): void {
+    if (this.#cancelled) return;
+    this.#cancelled = true;
+    io.write(this.streamId, new Uint8Array(0), true);
+    this.track.finish();
+  }
+
+  /** The session is gone: readers drain what they have and then see the track dropped. */
+  drop(): void {
+    this.track.drop();
+  }
+}
+
+/**
+ * A group stream the peer opened: the GROUP header names the subscription, frames fill the
+ * group, FIN finishes it and a reset aborts it.
+ */
+export class InboundGroup {
+  readonly #reader: LiteStreamReader;
+  #group: Group | undefined;
+
+  constructor(version: LiteVersion) {
+    this.#reader = new LiteStreamReader({ role: "accepted-uni", version });
+  }
+
+  /**
+   * Feeds stream bytes. `lookup` resolves the subscribe id of the header to the copy to fill.
+   * Returns what the session must do with the stream.
+   */
+  receive(
+    bytes: Uint8Array,
+    fin: boolean,
+    lookup: (subscribeId: number) => Track | undefined,
+    onFrame: (bytes: number) => void,
+  ): "more" | "done" | "ignore" | { readonly error: number } {
+    this.#reader.push(bytes);
+    if (fin) this.#reader.end();
+    for (;;) {
+      const step = this.#reader.next();
+      switch (step.kind) {
+        case "need_more":
+          return "more";
+        case "end":
+          this.#group?.finish();
+          return "done";
+        case "error":
+          this.#group?.abort();
+          return { error: step.error.code };
+        case "message": {
+          const msg = step.message;
+          if (msg.type === "group") {
+            const track = lookup(msg.subscribe);
+            if (track === undefined || track.closed) return "ignore";
+            try {
+              this.#group = track.createGroup(msg.sequence);
+            } catch {
+              // A duplicate or a closed copy: nobody needs these bytes.
+              return "ignore";
+            }
+          } else if (msg.type === "frame") {
+            const group = this.#group;
+            if (group === undefined || group.sealed) return "ignore";
+            onFrame(msg.payload.length);
+            group.write(msg.payload);
+          }
+          continue;
+        }
+        default: {
+          const never: never = step;
+          throw new Error(`unexpected read step ${JSON.stringify(never)}`);
+        }
+      }
+    }
+  }
+
+  /** The peer reset the group stream. */
+  reset(): void {
+    this.#group?.abort();
+  }
+}

@@ -1,0 +1,30 @@
+import { LITE_01, LITE_02, LITE_03, LITE_04 } from "@handoff/moq-resume/lite";
+import { describe, expect, it } from "vitest";
+import { pickSetupVersion, versionMode } from "./version.js";
+
+describe("versionMode", () => {
+  it("negotiates in-band when no ALPN was chosen", () => {
+    expect(versionMode(undefined)).toEqual({ kind: "setup" });
+  });
+  it("negotiates in-band for moql", () => {
+    expect(versionMode("moql")).toEqual({ kind: "setup" });
+  });
+  it("fixes lite-04 and lite-03 by ALPN", () => {
+    expect(versionMode("moq-lite-04")).toEqual({ kind: "fixed", version: LITE_04 });
+    expect(versionMode("moq-lite-03")).toEqual({ kind: "fixed", version: LITE_03 });
+  });
+  it("refuses ALPNs the relay does not speak", () => {
+    expect(versionMode("moq-lite-05")).toBeUndefined();
+    expect(versionMode("h3")).toBeUndefined();
+  });
+});
+
+describe("pickSetupVersion", () => {
+  it("takes the client's first supported version", () => {
+    expect(pickSetupVersion([0xff00000e, LITE_01, LITE_02])).toBe(LITE_01);
+    expect(pickSetupVersion([LITE_02, LITE_01])).toBe(LITE_02);
+  });
+  it("finds nothing when only IETF drafts are offered", () => {
+    expect(pickSetupVersion([0xff00000e])).toBeUndefined();
+  });
+});
