@@ -52,6 +52,7 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
     config.storage === "sqlite"
       ? SqliteStore.open({
           dataDir: config.dataDir,
+          setAsideCorrupt: config.setAsideCorrupt,
           onWarning: (message) => {
             log.warn(message);
           },

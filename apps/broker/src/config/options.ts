@@ -42,6 +42,7 @@ export const OVERRIDES: readonly OverrideOption[] = [
   { flag: "http-port", env: `${ENV_PREFIX}HTTP_PORT`, path: ["http", "port"], kind: "port", arg: "<n>", help: `/health and /metrics port (default ${String(DEFAULTS.httpPort)})` },
   { flag: "data-dir", env: `${ENV_PREFIX}DATA_DIR`, path: ["dataDir"], kind: "string", arg: "<dir>", help: `where persistent state lives (default ${DEFAULTS.dataDir})` },
   { flag: "storage", env: `${ENV_PREFIX}STORAGE`, path: ["storage"], kind: "storage", arg: "<kind>", help: `${STORAGE_KINDS.join("|")} (default ${DEFAULTS.storage})` },
+  { flag: "set-aside-corrupt", env: `${ENV_PREFIX}SET_ASIDE_CORRUPT`, path: ["setAsideCorrupt"], kind: "boolean", arg: "", help: "move a damaged or foreign database file aside (with a warning) and start empty, instead of refusing to start" },
   { flag: "log-level", env: `${ENV_PREFIX}LOG_LEVEL`, path: ["logLevel"], kind: "log-level", arg: "<level>", help: `${LOG_LEVELS.join("|")} (default ${DEFAULTS.logLevel})` },
   { flag: "log-pretty", env: `${ENV_PREFIX}LOG_PRETTY`, path: ["logPretty"], kind: "boolean", arg: "", help: "human-readable logs instead of JSON lines (for development)" },
   { flag: "allow-anonymous", env: `${ENV_PREFIX}ALLOW_ANONYMOUS`, path: ["auth", "allowAnonymous"], kind: "boolean", arg: "<bool>", help: "accept clients without a user name (default true)" },

@@ -75,6 +75,7 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
     http: input.http.enabled ? at(input.http.host, input.http.port) : undefined,
     dataDir: input.dataDir,
     storage: input.storage,
+    setAsideCorrupt: input.setAsideCorrupt,
     logLevel: input.logLevel,
     logPretty: input.logPretty,
     limits: input.limits,

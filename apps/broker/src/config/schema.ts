@@ -102,6 +102,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   dataDir: z.string().min(1).default(DEFAULTS.dataDir),
   storage: z.enum(STORAGE_KINDS).default(DEFAULTS.storage),
+  setAsideCorrupt: z.boolean().default(false),
   logLevel: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel),
   logPretty: z.boolean().default(false),
   limits: z

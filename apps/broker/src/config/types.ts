@@ -94,6 +94,11 @@ export interface BrokerConfig {
   readonly http: Endpoint | undefined;
   readonly dataDir: string;
   readonly storage: StorageKind;
+  /**
+   * When the database file is damaged or not this broker's, rename it aside with a warning and
+   * start empty, instead of refusing to start.
+   */
+  readonly setAsideCorrupt: boolean;
   readonly logLevel: LogLevel;
   /** Human-readable logs through pino-pretty instead of JSON lines. */
   readonly logPretty: boolean;

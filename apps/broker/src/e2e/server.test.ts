@@ -1,6 +1,6 @@
 // The whole server from its settings (startServer): TLS, ACLs with a password file, /health and
 // /metrics, $SYS, graceful shutdown — over real loopback sockets with MQTT.js.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import mqtt, { type MqttClient } from "mqtt";
@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { hashPassword } from "../auth/index.js";
 import { loadConfig } from "../config/index.js";
 import { startServer, type Server } from "../server.js";
+import { StoreOpenError } from "../storage/index.js";
 import { collect, until } from "./harness.js";
 
 const fixtures = new URL("./fixtures/", import.meta.url).pathname;
@@ -87,6 +88,15 @@ describe("the broker server", () => {
     await bob.publishAsync("shared/x", "from bob", { qos: 1 });
     await until(() => collect(alice).length === 1);
     expect(collect(alice).map((m) => m.payload)).toEqual(["from bob"]);
+  });
+
+  it("refuses to start on a damaged database file, and starts empty when told to set it aside", async () => {
+    const garbage = { "handoff-broker.db": "this is not a database at all, just text".repeat(200) };
+    await expect(start(["--storage", "sqlite"], garbage)).rejects.toBeInstanceOf(StoreOpenError);
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    const s = await start(["--storage", "sqlite", "--set-aside-corrupt"], garbage);
+    expect(s.ports.mqtt).toBeGreaterThan(0);
+    expect(readdirSync(dir ?? "").some((name) => name.startsWith("handoff-broker.db.corrupt-"))).toBe(true);
   });
 
   it("answers /health and serves Prometheus metrics", async () => {
