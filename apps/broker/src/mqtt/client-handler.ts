@@ -22,7 +22,7 @@ import {
 } from "@handoff/mqtt-router";
 import type { Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
-import type { AccessControl, ClientIdentity } from "./access.js";
+import type { AccessControl, ClientIdentity, EnhancedExchange, EnhancedStep } from "./access.js";
 import type { BrokerCounters } from "./counters.js";
 import type { Transport } from "./transport.js";
 
@@ -83,6 +83,8 @@ export class ClientHandler implements DeliverySink {
   #identity: ClientIdentity | undefined;
   #generation: number | undefined;
   #version: 4 | 5 = 5;
+  /** An enhanced authentication exchange under way during CONNECT. */
+  #enhanced: { readonly request: ConnectRequestEffect; readonly exchange: EnhancedExchange } | undefined;
   /** While a SUBSCRIBE is being answered, its retained deliveries wait until after the SUBACK. */
   #held: OutboundPublish[] | undefined;
 
@@ -214,11 +216,15 @@ export class ClientHandler implements DeliverySink {
     switch (effect.kind) {
       case "connect-request":
         return this.#connect(effect);
-      case "auth":
-        // Enhanced authentication is not configured: refuse the method [MQTT-4.12.0-1].
-        if (effect.phase === "connect") this.#conn.reject(ReasonCode.BadAuthenticationMethod);
-        else this.#conn.disconnect(ReasonCode.BadAuthenticationMethod);
+      case "auth": {
+        const pending = this.#enhanced;
+        if (effect.phase === "connect" && pending !== undefined) {
+          return pending.exchange.next(effect.data).then((step) => this.#enhancedStep(step));
+        }
+        // Re-authentication is not offered: end the connection [MQTT-4.12.1-2].
+        this.#conn.disconnect(ReasonCode.BadAuthenticationMethod, "re-authentication is not supported");
         return undefined;
+      }
       case "publish":
         this.#publish(effect);
         return undefined;
@@ -269,7 +275,7 @@ export class ClientHandler implements DeliverySink {
   }
 
   async #connect(request: ConnectRequestEffect): Promise<void> {
-    const { router, access, log, owners, counters } = this.#ctx;
+    const { access, log, counters } = this.#ctx;
     this.#version = request.protocolVersion;
     if (this.#overLimit) {
       counters.connectsRefused += 1;
@@ -278,8 +284,16 @@ export class ClientHandler implements DeliverySink {
       return;
     }
     if (request.authentication !== undefined) {
-      this.#conn.reject(ReasonCode.BadAuthenticationMethod, "enhanced authentication is not enabled");
-      counters.connectsRefused += 1;
+      // MQTT 5 enhanced authentication: the method's exchange runs over AUTH packets.
+      const started = await access.startEnhanced?.(request.clientId, request.authentication.method, request.authentication.data);
+      if (!this.#connecting()) return;
+      if (started === undefined) {
+        counters.connectsRefused += 1;
+        this.#conn.reject(ReasonCode.BadAuthenticationMethod, "authentication method not supported");
+        return;
+      }
+      this.#enhanced = { request, exchange: started.exchange };
+      await this.#enhancedStep(started.step);
       return;
     }
     const verdict = await access.authenticate({
@@ -294,6 +308,37 @@ export class ClientHandler implements DeliverySink {
       this.#conn.reject(verdict.reasonCode);
       return;
     }
+    await this.#admit(request, verdict.identity, undefined);
+  }
+
+  // Acts on one step of an enhanced authentication exchange during CONNECT.
+  async #enhancedStep(step: EnhancedStep): Promise<void> {
+    const pending = this.#enhanced;
+    if (pending === undefined || !this.#connecting()) return;
+    switch (step.kind) {
+      case "continue":
+        this.#conn.authContinue(step.data);
+        return;
+      case "failure":
+        this.#enhanced = undefined;
+        this.#ctx.counters.connectsRefused += 1;
+        this.#ctx.log.info({ clientId: pending.request.clientId, reasonCode: step.reasonCode }, "enhanced authentication failed");
+        this.#conn.reject(step.reasonCode);
+        return;
+      case "success":
+        this.#enhanced = undefined;
+        await this.#admit(pending.request, step.identity, step.data);
+        return;
+      default: {
+        const never: never = step;
+        throw new Error(`unknown step ${String(never)}`);
+      }
+    }
+  }
+
+  // An authenticated CONNECT: claim the session, commit, CONNACK, then let the session drain.
+  async #admit(request: ConnectRequestEffect, identity: ClientIdentity, authenticationData: Uint8Array | undefined): Promise<void> {
+    const { router, log, owners } = this.#ctx;
     const will = request.will;
     const outcome = router.connect({
       clientId: request.clientId,
@@ -325,7 +370,7 @@ export class ClientHandler implements DeliverySink {
       previous?.disconnect(ReasonCode.SessionTakenOver); // [MQTT-3.1.4-3]
     }
     owners.set(request.clientId, this);
-    this.#identity = verdict.identity;
+    this.#identity = identity;
     this.#generation = outcome.generation;
     if (this.#ctx.durability !== undefined) {
       try {
@@ -343,6 +388,7 @@ export class ClientHandler implements DeliverySink {
     const serverKeepAlive = imposedKeepAlive(request.keepAlive, this.#ctx.keepAlive);
     this.#conn.accept({
       sessionPresent: outcome.sessionPresent,
+      ...(authenticationData === undefined ? {} : { authenticationData }),
       ...(serverKeepAlive === undefined ? {} : { limits: { serverKeepAlive } }),
       inboundQos2PacketIds: outcome.inboundQos2,
       ...(outcome.sessionExpiryInterval === request.sessionExpiryInterval ? {} : { sessionExpiryInterval: outcome.sessionExpiryInterval }),
