@@ -4,7 +4,7 @@ import { createHmac, createHash, pbkdf2Sync, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import mqtt, { type IAuthPacket, type MqttClient } from "mqtt";
+import mqtt, { type MqttClient } from "mqtt";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashScramPassword } from "../auth/index.js";
@@ -59,9 +59,9 @@ function connectScram(port: number, password: string): Promise<MqttClient> {
     properties: { authenticationMethod: "SCRAM-SHA-256", authenticationData: scram.first },
   });
   clients.push(client);
-  client.handleAuth = (packet: IAuthPacket, callback) => {
+  client.handleAuth = (packet: Parameters<MqttClient["handleAuth"]>[0], callback) => {
     const serverFirst = packet.properties?.authenticationData?.toString() ?? "";
-    callback(null, {
+    callback(undefined, {
       cmd: "auth",
       reasonCode: 0x18,
       properties: { authenticationMethod: "SCRAM-SHA-256", authenticationData: scram.final(serverFirst) },
