@@ -1,22 +1,5 @@
 #!/usr/bin/env node
-// handoff-broker: runs the broker from its TypeScript sources (workspace packages resolve to
-// their sources through the @handoff/source condition). Signals are passed on; the exit code is
-// the broker's.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+// handoff-broker: runs the broker from its TypeScript sources.
+import { runSource } from "../../../scripts/run-source.mjs";
 
-const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
-// Resolved from here, so the bin works from any working directory.
-const tsx = import.meta.resolve("tsx");
-const child = spawn(process.execPath, ["--import", tsx, "--conditions=@handoff/source", main, ...process.argv.slice(2)], {
-  stdio: "inherit",
-  cwd: process.cwd(),
-});
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-  process.on(signal, () => {
-    child.kill(signal);
-  });
-}
-child.on("exit", (code, signal) => {
-  process.exit(code ?? (signal === null ? 1 : 128));
-});
+runSource(new URL("../src/main.ts", import.meta.url));
