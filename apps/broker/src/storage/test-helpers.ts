@@ -5,20 +5,17 @@ import { join } from "node:path";
 import { ManualClock } from "@handoff/seqlog";
 import {
   Router,
-  type Assigned,
+  SnapshotStore,
   type ConnectRequest,
-  type Delivery,
   type DeliverySink,
   type Message,
   type OutboundPublish,
   type QoS,
   type RouterStore,
-  type SessionRecord,
-  type SessionSubscription,
 } from "@handoff/mqtt-router";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach } from "vitest";
-import type { RouterSnapshot, SessionSnapshot, StoredDelivery } from "./snapshot.js";
+import type { RouterSnapshot } from "./snapshot.js";
 
 /** A fresh temporary directory per test, removed after it. */
 export function useTempDir(): { readonly path: string } {
@@ -93,66 +90,9 @@ export function online(
 
 export const sub = (filter: string, qos: QoS = 1) => ({ filter, qos, noLocal: false, retainAsPublished: false, retainHandling: 0 as const });
 
-/** The reference model: keeps in memory exactly what the router reports (as restore.test.ts's). */
-export function referenceStore(): RouterStore & { snapshot(): RouterSnapshot } {
-  const sessions = new Map<string, SessionRecord>();
-  const subs = new Map<string, Map<string, SessionSubscription>>();
-  const queues = new Map<string, Map<number, { delivery: Delivery; assigned?: Assigned }>>();
-  const qos2 = new Map<string, Set<number>>();
-  const wills = new Map<string, { message: Message; delayMs: number }>();
-  const retained = new Map<string, Message>();
-  const of = <K, V>(map: Map<string, Map<K, V>>, id: string): Map<K, V> => {
-    const inner = map.get(id) ?? new Map<K, V>();
-    map.set(id, inner);
-    return inner;
-  };
-  return {
-    sessionSaved: (r) => void sessions.set(r.clientId, r),
-    sessionDeleted: (id) => {
-      sessions.delete(id);
-      subs.delete(id);
-      queues.delete(id);
-      qos2.delete(id);
-      wills.delete(id);
-    },
-    subscriptionSaved: (id, s) => void of(subs, id).set(s.filter, s),
-    subscriptionDeleted: (id, f) => void of(subs, id).delete(f),
-    deliveryQueued: (id, seq, delivery) => void of(queues, id).set(seq, { delivery }),
-    deliveryRemoved: (id, seq) => void of(queues, id).delete(seq),
-    deliveryAssigned: (id, seq, assigned) => {
-      const entry = of(queues, id).get(seq);
-      if (entry) entry.assigned = { ...assigned };
-    },
-    inboundQos2Changed: (id, packetId, received) => {
-      const set = qos2.get(id) ?? new Set<number>();
-      qos2.set(id, set);
-      if (received) set.add(packetId);
-      else set.delete(packetId);
-    },
-    retainedChanged: (topic, m) => {
-      if (m) retained.set(topic, m);
-      else retained.delete(topic);
-    },
-    willChanged: (id, will) => {
-      if (will) wills.set(id, will);
-      else wills.delete(id);
-    },
-    snapshot: () => ({
-      retained: [...retained.values()],
-      sessions: [...sessions.values()].map((record): SessionSnapshot => {
-        const will = wills.get(record.clientId);
-        return {
-          record,
-          subscriptions: [...(subs.get(record.clientId)?.values() ?? [])],
-          deliveries: [...(queues.get(record.clientId)?.entries() ?? [])]
-            .sort(([a], [b]) => a - b)
-            .map(([seq, e]): StoredDelivery => (e.assigned ? { seq, delivery: e.delivery, assigned: e.assigned } : { seq, delivery: e.delivery })),
-          inboundQos2: [...(qos2.get(record.clientId) ?? [])],
-          ...(will ? { will } : {}),
-        };
-      }),
-    }),
-  };
+/** The reference model: the router package's in-memory SnapshotStore. */
+export function referenceStore(): SnapshotStore {
+  return new SnapshotStore();
 }
 
 /** Reports every change to several stores, in order. */

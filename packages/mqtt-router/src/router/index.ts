@@ -20,6 +20,7 @@ export {
 } from "./router.js";
 export { NEVER_EXPIRES, Session, type ArmedWill, type Assigned, type Owner } from "./session.js";
 export type { DeliverySink, OutboundPublish } from "./sink.js";
+export { SnapshotStore } from "./snapshot-store.js";
 export { RouterStats, type DropReason } from "./stats.js";
 export {
   memoryOnlyStore,

@@ -1,61 +1,9 @@
 // Restart recovery: a router rebuilt from what a durable store recorded.
 import { describe, expect, it } from "vitest";
-import type { Delivery, Message } from "./message.js";
-import type { Assigned } from "./session.js";
-import type { RouterSnapshot, RouterStore, SessionRecord, StoredDelivery } from "./store.js";
-import type { SessionSubscription } from "./subscription.js";
+import { SnapshotStore } from "./snapshot-store.js";
 import { message, newRouter, online, sub } from "./test-helpers.js";
 
-/** A store that keeps what the router reports, enough to build a snapshot back. */
-function recordingStore(): RouterStore & { snapshot(): RouterSnapshot } {
-  const sessions = new Map<string, SessionRecord>();
-  const subs = new Map<string, Map<string, SessionSubscription>>();
-  const queues = new Map<string, Map<number, { delivery: Delivery; assigned?: Assigned }>>();
-  const qos2 = new Map<string, Set<number>>();
-  const wills = new Map<string, { message: Message; delayMs: number }>();
-  const retained = new Map<string, Message>();
-  const of = <K, V>(map: Map<string, Map<K, V>>, id: string) => map.get(id) ?? map.set(id, new Map()).get(id) ?? new Map<K, V>();
-  return {
-    sessionSaved: (r) => sessions.set(r.clientId, r),
-    sessionDeleted: (id) => {
-      sessions.delete(id);
-      subs.delete(id);
-      queues.delete(id);
-      qos2.delete(id);
-      wills.delete(id);
-    },
-    subscriptionSaved: (id, s) => of(subs, id).set(s.filter, s),
-    subscriptionDeleted: (id, f) => of(subs, id).delete(f),
-    deliveryQueued: (id, seq, delivery) => of(queues, id).set(seq, { delivery }),
-    deliveryRemoved: (id, seq) => of(queues, id).delete(seq),
-    deliveryAssigned: (id, seq, assigned) => {
-      const entry = of(queues, id).get(seq);
-      if (entry) entry.assigned = { ...assigned };
-    },
-    inboundQos2Changed: (id, packetId, received) => {
-      const set = qos2.get(id) ?? qos2.set(id, new Set()).get(id) ?? new Set<number>();
-      if (received) set.add(packetId);
-      else set.delete(packetId);
-    },
-    retainedChanged: (topic, m) => (m ? retained.set(topic, m) : retained.delete(topic)),
-    willChanged: (id, will) => (will ? wills.set(id, will) : wills.delete(id)),
-    snapshot: () => ({
-      retained: [...retained.values()],
-      sessions: [...sessions.values()].map((record) => {
-        const will = wills.get(record.clientId);
-        return {
-          record,
-          subscriptions: [...(subs.get(record.clientId)?.values() ?? [])],
-          deliveries: [...(queues.get(record.clientId)?.entries() ?? [])]
-            .sort(([a], [b]) => a - b)
-            .map(([seq, e]): StoredDelivery => (e.assigned ? { seq, delivery: e.delivery, assigned: e.assigned } : { seq, delivery: e.delivery })),
-          inboundQos2: [...(qos2.get(record.clientId) ?? [])],
-          ...(will ? { will } : {}),
-        };
-      }),
-    }),
-  };
-}
+const recordingStore = (): SnapshotStore => new SnapshotStore();
 
 describe("Router.restore", () => {
   it("resends in-flight deliveries with their packet ids and DUP=1 before the queued ones", () => {
