@@ -32,6 +32,7 @@ export const fileSchema = z
         maxUpstream: z.number().int().min(1),
         maxOutboundGroups: z.number().int().min(1),
         trackCacheGroups: z.number().int().min(1),
+        maxGroupBytes: z.number().int().min(1),
       })
       .partial()
       .strict(),

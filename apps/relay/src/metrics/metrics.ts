@@ -12,6 +12,7 @@ export class RelayMetrics implements SessionStats {
   readonly #groups: Counter<"direction">;
   readonly #frames: Counter<"direction">;
   readonly #bytes: Counter<"direction">;
+  readonly #oversized: Counter;
   readonly #skipped: Counter;
 
   constructor() {
@@ -24,6 +25,7 @@ export class RelayMetrics implements SessionStats {
     this.#frames = new Counter({ name: "relay_frames_total", help: "Frames", labelNames: ["direction"], registers });
     this.#bytes = new Counter({ name: "relay_frame_bytes_total", help: "Frame payload bytes", labelNames: ["direction"], registers });
     this.#skipped = new Counter({ name: "relay_groups_skipped_total", help: "Groups skipped for slow subscribers", registers });
+    this.#oversized = new Counter({ name: "relay_groups_oversized_total", help: "Publishers' groups aborted past the per-group byte limit", registers });
   }
 
   /** A session started on `transport` (ws or tcp). */
@@ -61,6 +63,11 @@ export class RelayMetrics implements SessionStats {
   /** @inheritdoc */
   skipped(): void {
     this.#skipped.inc();
+  }
+
+  /** @inheritdoc */
+  oversized(): void {
+    this.#oversized.inc();
   }
 
   /** The exposition text. */

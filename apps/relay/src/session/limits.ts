@@ -15,6 +15,11 @@ export interface SessionLimits {
   readonly maxOutboundGroups: number;
   /** Groups kept per upstream track copy (the fan-out cache). */
   readonly trackCacheGroups: number;
+  /**
+   * Payload bytes one inbound group may carry. Receive credit is released on arrival, so without
+   * this a publisher could grow one cached group without bound; past it the group is aborted.
+   */
+  readonly maxGroupBytes: number;
 }
 
 /** Defaults, generous for a browser client and bounded for a hostile one. */
@@ -25,6 +30,7 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   maxUpstream: 1024,
   maxOutboundGroups: 256,
   trackCacheGroups: 32,
+  maxGroupBytes: 16 * 1024 * 1024,
 };
 
 /** Application error codes the relay puts on resets and closes (its own numbering, documented in the README). */
@@ -41,6 +47,8 @@ export const RelayCode = {
   TooMany: 429,
   /** The group was skipped because the subscriber fell behind. */
   Skipped: 430,
+  /** The publisher's group went past `maxGroupBytes` and was aborted. */
+  TooLarge: 413,
   /** The SETUP offered no version the relay speaks. */
   Version: 9,
   /** The relay is shutting down. */

@@ -49,6 +49,13 @@ export class OutboundGroup implements Scheduled {
     return this.priorityOf();
   }
 
+  /** Encoded bytes waiting here for the framing to take them. */
+  get pendingBytes(): number {
+    let total = 0;
+    for (const chunk of this.#chunks) total += chunk.length;
+    return total;
+  }
+
   /** True once FIN or a reset was written. */
   get done(): boolean {
     return this.#done;

@@ -162,6 +162,89 @@ describe("LiteSession", () => {
     expect(sub.resets(sub.opened(false)[0] ?? -1)).toEqual([RelayCode.Skipped]);
   });
 
+  it("aborts a publisher's group past the byte limit, stops its stream and counts it", () => {
+    const origin = testOrigin();
+    let oversized = 0;
+    const stats: SessionStats = {
+      group: () => undefined,
+      frame: () => undefined,
+      subscription: () => undefined,
+      skipped: () => undefined,
+      oversized: () => (oversized += 1),
+    };
+    const publisher = new TestPeer(origin, { id: 1, limits: { maxGroupBytes: 4 }, stats });
+    const [pubAnnounce] = publisher.opened(true);
+    if (pubAnnounce === undefined) throw new Error("no announce stream");
+    publisher.write(pubAnnounce, publisher.writer.encode({ type: "announce", status: "active", suffix: "cam", hops: [] }));
+    const sub = new TestPeer(origin, { id: 2 });
+    sub.open([{ type: "stream_header", kind: "subscribe" }, subscribe(7, "cam")]);
+    const upstream = publisher.opened(true)[1];
+    if (upstream === undefined) throw new Error("relay did not subscribe upstream");
+    const request = publisher.decode(upstream, { role: "accepted-bidi", version: LITE_04 })[1];
+    const upstreamId = request?.type === "subscribe" ? request.id : -1;
+    const group = publisher.framing.openStream(false);
+    if (!group.ok) throw new Error("no uni stream");
+    const w = new LiteStreamWriter(LITE_04);
+    // 3 bytes fit the limit of 4; the next 2 do not.
+    publisher.write(
+      group.streamId,
+      w.encodeAll([
+        { type: "stream_header", kind: "group" },
+        { type: "group", subscribe: upstreamId, sequence: 0 },
+        { type: "frame", payload: Uint8Array.of(1, 1, 1), timestamp: undefined },
+        { type: "frame", payload: Uint8Array.of(2, 2), timestamp: undefined },
+      ]),
+    );
+    expect(oversized).toBe(1);
+    expect(publisher.events.filter((e) => e.kind === "stop-sending" && e.streamId === group.streamId).map((e) => (e.kind === "stop-sending" ? e.code : -1))).toEqual([
+      RelayCode.TooLarge,
+    ]);
+    expect(origin.cachedTrack("cam", "video")?.group(0)?.lost).toBe(true);
+    const [down] = sub.opened(false);
+    expect(sub.resets(down ?? -1)).toHaveLength(1);
+  });
+
+  it("keeps a group that stays within the byte limit", () => {
+    const origin = testOrigin();
+    let oversized = 0;
+    const stats: SessionStats = {
+      group: () => undefined,
+      frame: () => undefined,
+      subscription: () => undefined,
+      skipped: () => undefined,
+      oversized: () => (oversized += 1),
+    };
+    const publisher = new TestPeer(origin, { id: 1, limits: { maxGroupBytes: 5 }, stats });
+    const [pubAnnounce] = publisher.opened(true);
+    if (pubAnnounce === undefined) throw new Error("no announce stream");
+    publisher.write(pubAnnounce, publisher.writer.encode({ type: "announce", status: "active", suffix: "cam", hops: [] }));
+    const sub = new TestPeer(origin, { id: 2 });
+    sub.open([{ type: "stream_header", kind: "subscribe" }, subscribe(7, "cam")]);
+    const upstream = publisher.opened(true)[1];
+    if (upstream === undefined) throw new Error("relay did not subscribe upstream");
+    const request = publisher.decode(upstream, { role: "accepted-bidi", version: LITE_04 })[1];
+    const upstreamId = request?.type === "subscribe" ? request.id : -1;
+    const group = publisher.framing.openStream(false);
+    if (!group.ok) throw new Error("no uni stream");
+    const w = new LiteStreamWriter(LITE_04);
+    publisher.write(
+      group.streamId,
+      w.encodeAll([
+        { type: "stream_header", kind: "group" },
+        { type: "group", subscribe: upstreamId, sequence: 0 },
+        { type: "frame", payload: Uint8Array.of(1, 1, 1), timestamp: undefined },
+        { type: "frame", payload: Uint8Array.of(2, 2), timestamp: undefined },
+      ]),
+      true,
+    );
+    expect(oversized).toBe(0);
+    const [down] = sub.opened(false);
+    expect(sub.decode(down ?? -1, { role: "accepted-uni", version: LITE_04 }).slice(2)).toEqual([
+      { type: "frame", payload: Uint8Array.of(1, 1, 1), timestamp: undefined },
+      { type: "frame", payload: Uint8Array.of(2, 2), timestamp: undefined },
+    ]);
+  });
+
   it("opens the higher-priority group first when streams become available", () => {
     const origin = testOrigin();
     const publisher = new TestPeer(origin, { id: 1 });

@@ -146,6 +146,21 @@ export class LiteSession implements RouteSource, ServeHost {
     return this.#served.size;
   }
 
+  /**
+   * Outbound bytes this session holds for its peer: queued in the framing (waiting for credit)
+   * plus encoded in group streams the framing has not taken yet. Read-only, for tests and metrics.
+   */
+  get heldBytes(): number {
+    let total = this.#framing.bufferedBytes;
+    for (const out of this.#outbound) total += out.pendingBytes;
+    return total;
+  }
+
+  /** Group streams queued or being written to the peer. */
+  get outboundGroups(): number {
+    return this.#outbound.length;
+  }
+
   /** Starts the session: flushes what the framing queued (qmux transport parameters). */
   start(): void {
     this.#drain();
@@ -369,7 +384,7 @@ export class LiteSession implements RouteSource, ServeHost {
       return;
     }
     if (bidi) this.#handlers.set(id, { kind: "accepted", reader: new LiteStreamReader({ role: "accepted-bidi", version }) });
-    else this.#handlers.set(id, { kind: "group-in", group: new InboundGroup(version) });
+    else this.#handlers.set(id, { kind: "group-in", group: new InboundGroup(version, this.#limits.maxGroupBytes) });
   }
 
   #refuse(id: StreamId, bidi: boolean, code: number): void {
@@ -419,7 +434,11 @@ export class LiteSession implements RouteSource, ServeHost {
         if (result === "more") return;
         this.#handlers.delete(id);
         if (result === "ignore") this.#io.stopSending(id, RelayCode.Cancel);
-        else if (result !== "done") this.#io.stopSending(id, result.error);
+        else if (result === "oversized") {
+          // STOP_SENDING asks the publisher to reset the stream: the rest of the group is not wanted.
+          this.#stats.oversized?.();
+          this.#io.stopSending(id, RelayCode.TooLarge);
+        } else if (result !== "done") this.#io.stopSending(id, result.error);
         else this.#stats.group("in");
         return;
       }

@@ -8,6 +8,8 @@ export interface SessionStats {
   subscription(delta: 1 | -1): void;
   /** A group was skipped for a slow subscriber. */
   skipped(): void;
+  /** An inbound group went past `maxGroupBytes` and was aborted (optional: older sinks lack it). */
+  oversized?(): void;
 }
 
 /** Stats that count nothing. */
@@ -16,4 +18,5 @@ export const NO_STATS: SessionStats = {
   frame: () => undefined,
   subscription: () => undefined,
   skipped: () => undefined,
+  oversized: () => undefined,
 };

@@ -78,21 +78,27 @@ export class UpstreamSubscription {
 export class InboundGroup {
   readonly #reader: LiteStreamReader;
   #group: Group | undefined;
+  #bytes = 0;
 
-  constructor(version: LiteVersion) {
+  constructor(
+    version: LiteVersion,
+    /** Payload bytes the group may carry before it is aborted as too large. */
+    private readonly maxBytes: number = Number.POSITIVE_INFINITY,
+  ) {
     this.#reader = new LiteStreamReader({ role: "accepted-uni", version });
   }
 
   /**
    * Feeds stream bytes. `lookup` resolves the subscribe id of the header to the copy to fill.
-   * Returns what the session must do with the stream.
+   * Returns what the session must do with the stream: `oversized` means the group went past
+   * its byte limit and was aborted (readers see it lost).
    */
   receive(
     bytes: Uint8Array,
     fin: boolean,
     lookup: (subscribeId: number) => Track | undefined,
     onFrame: (bytes: number) => void,
-  ): "more" | "done" | "ignore" | { readonly error: number } {
+  ): "more" | "done" | "ignore" | "oversized" | { readonly error: number } {
     this.#reader.push(bytes);
     if (fin) this.#reader.end();
     for (;;) {
@@ -120,6 +126,12 @@ export class InboundGroup {
           } else if (msg.type === "frame") {
             const group = this.#group;
             if (group === undefined || group.sealed) return "ignore";
+            this.#bytes += msg.payload.length;
+            if (this.#bytes > this.maxBytes) {
+              // Aborting drops the frames already cached, so the limit bounds what the group holds.
+              group.abort();
+              return "oversized";
+            }
             onFrame(msg.payload.length);
             group.write(msg.payload);
           }
