@@ -4,9 +4,15 @@ import { ConfigError, loadConfig } from "./config/index.js";
 import { startServer } from "./server.js";
 import { StoreOpenError } from "./storage/index.js";
 
+// `pnpm run <script> -- --flag` passes the `--` on to the script (pnpm 12); it is not a flag.
+function args(): string[] {
+  const argv = process.argv.slice(2);
+  return argv[0] === "--" ? argv.slice(1) : argv;
+}
+
 function parse() {
   try {
-    return loadConfig(process.argv.slice(2), process.env, (path) => readFileSync(path, "utf8"));
+    return loadConfig(args(), process.env, (path) => readFileSync(path, "utf8"));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`handoff-broker: ${err.message}\n`);

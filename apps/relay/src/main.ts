@@ -2,10 +2,16 @@ import { readFileSync } from "node:fs";
 import { pino } from "pino";
 import { ConfigError, parseConfig } from "./config/index.js";
 
+// `pnpm run <script> -- --flag` passes the `--` on to the script (pnpm 12); it is not a flag.
+function args(): string[] {
+  const argv = process.argv.slice(2);
+  return argv[0] === "--" ? argv.slice(1) : argv;
+}
+
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseConfig(process.argv.slice(2), process.env, (path) => readFileSync(path, "utf8"));
+    parsed = parseConfig(args(), process.env, (path) => readFileSync(path, "utf8"));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`handoff-relay: ${err.message}\n`);
