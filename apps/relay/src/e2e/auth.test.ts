@@ -1,22 +1,13 @@
 import * as Moq from "@moq/lite";
 import { SignJWT } from "jose";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { Relay } from "../server/relay.js";
-import { connect, installPolyfills, testRelay, until, within } from "./harness.js";
+import { connect, e2eSetup, testRelay, until, within } from "./harness.js";
 
 const KEY = "test-secret-key-for-hs256-of-32-bytes!";
 
-beforeAll(() => {
-  installPolyfills();
-  for (const level of ["debug", "log", "warn", "info", "error"] as const) vi.spyOn(console, level).mockImplementation(() => undefined);
-});
-
-let cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.reverse()) await c();
-  cleanup = [];
-});
+const cleanup = e2eSetup();
 
 async function relay(): Promise<Relay> {
   const r = await testRelay({ key: KEY, publicSubscribe: ["public"] });

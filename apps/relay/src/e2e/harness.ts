@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import * as Moq from "@moq/lite";
 import { pino } from "pino";
+import { afterEach, beforeAll, vi } from "vitest";
 import WebSocket from "ws";
 import type { AuthConfig } from "../auth/jwt.js";
 import { startRelay, type Relay } from "../server/relay.js";
@@ -26,6 +27,23 @@ export function installPolyfills(): void {
     for (const v of this) if (!other.has(v)) out.add(v);
     return out;
   };
+}
+
+/**
+ * The setup every e2e file shares: polyfills and a silenced console (@moq/lite logs every
+ * stream) before all tests, and the cleanups pushed on the returned list run in reverse after
+ * each test.
+ */
+export function e2eSetup(): (() => unknown)[] {
+  beforeAll(() => {
+    installPolyfills();
+    for (const level of ["debug", "log", "warn", "info", "error"] as const) vi.spyOn(console, level).mockImplementation(() => undefined);
+  });
+  const cleanup: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const c of cleanup.splice(0).reverse()) await c();
+  });
+  return cleanup;
 }
 
 /** Starts a relay on 127.0.0.1 port 0, silent. */

@@ -1,19 +1,9 @@
 import * as Moq from "@moq/lite";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Relay } from "../server/relay.js";
-import { connect, installPolyfills, payload, testRelay, until, within } from "./harness.js";
+import { connect, e2eSetup, payload, testRelay, until, within } from "./harness.js";
 
-beforeAll(() => {
-  installPolyfills();
-  // @moq/lite logs every stream at debug/info/warn level.
-  for (const level of ["debug", "log", "warn", "info", "error"] as const) vi.spyOn(console, level).mockImplementation(() => undefined);
-});
-
-let cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.reverse()) await c();
-  cleanup = [];
-});
+const cleanup = e2eSetup();
 
 async function relay(): Promise<Relay> {
   const r = await testRelay();

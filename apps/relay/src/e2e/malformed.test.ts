@@ -1,20 +1,11 @@
 import * as Moq from "@moq/lite";
 import { LITE_02, LiteStreamWriter } from "@handoff/moq-resume/lite";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { createFraming, type FramingEvent, type FramingSession } from "../transport/index.js";
-import { connect, installPolyfills, payload, testRelay, until, within } from "./harness.js";
+import { connect, e2eSetup, payload, testRelay, until, within } from "./harness.js";
 
-beforeAll(() => {
-  installPolyfills();
-  for (const level of ["debug", "log", "warn", "info", "error"] as const) vi.spyOn(console, level).mockImplementation(() => undefined);
-});
-
-let cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.reverse()) await c();
-  cleanup = [];
-});
+const cleanup = e2eSetup();
 
 /** A raw client speaking the legacy "webtransport" framing through the transport module. */
 async function rawClient(port: number): Promise<{ ws: WebSocket; framing: FramingSession; events: FramingEvent[]; flush: () => void }> {

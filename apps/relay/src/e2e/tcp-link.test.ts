@@ -1,20 +1,11 @@
 import { connect as tcpConnect, type Socket } from "node:net";
 import * as Moq from "@moq/lite";
 import { LITE_04, LiteStreamReader, LiteStreamWriter, type LiteMessage } from "@handoff/moq-resume/lite";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFraming, type FramingEvent, type StreamId } from "../transport/index.js";
-import { connect, installPolyfills, payload, testRelay, until, within } from "./harness.js";
+import { connect, e2eSetup, payload, testRelay, until, within } from "./harness.js";
 
-beforeAll(() => {
-  installPolyfills();
-  for (const level of ["debug", "log", "warn", "info", "error"] as const) vi.spyOn(console, level).mockImplementation(() => undefined);
-});
-
-let cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.reverse()) await c();
-  cleanup = [];
-});
+const cleanup = e2eSetup();
 
 /** A downstream relay's end of a qmux-over-TCP link, speaking lite-04 with the codec. */
 async function link(port: number) {

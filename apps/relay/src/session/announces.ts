@@ -1,0 +1,143 @@
+import {
+  type Announce,
+  type AnnounceRequest,
+  isLegacy,
+  joinPath,
+  type LiteMessage,
+  LiteStreamReader,
+  stripPathPrefix,
+} from "@handoff/moq-resume/lite";
+import { allowed, overlaps } from "../auth/permissions.js";
+import type { AnnounceEvent } from "../origin/origin.js";
+import type { StreamId } from "../transport/index.js";
+import { refuse, type SessionContext } from "./context.js";
+import { RelayCode } from "./limits.js";
+
+/**
+ * The announce side of a session: serving the peer's ANNOUNCE_REQUESTs from the origin, and
+ * consuming the peer's own announces into the origin.
+ */
+export class Announces {
+  readonly #ctx: SessionContext;
+  /** Paths the peer announced and the origin holds for it. */
+  readonly #announced = new Set<string>();
+  #requests = 0;
+
+  constructor(ctx: SessionContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Asks the peer what it publishes, if it may publish anything at all (session ready). */
+  request(): void {
+    const ctx = this.#ctx;
+    if (ctx.permissions.publish.length === 0) return;
+    const writer = ctx.writer;
+    if (writer === undefined) return;
+    const id = ctx.io.open(true);
+    if (id === undefined) return;
+    const version = ctx.version;
+    if (version === undefined) return;
+    ctx.handlers.set(id, { kind: "announce-intake", reader: new LiteStreamReader({ role: "opened", kind: "announce", version }) });
+    const request: AnnounceRequest = { type: "announce_request", prefix: "", excludeHop: ctx.origin.hopId };
+    ctx.io.write(id, writer.encodeAll([{ type: "stream_header", kind: "announce" }, request]), false);
+  }
+
+  /** Serves an ANNOUNCE_REQUEST that came on accepted stream `id`. */
+  serve(id: StreamId, reader: LiteStreamReader, msg: AnnounceRequest): void {
+    const ctx = this.#ctx;
+    const version = ctx.version;
+    const writer = ctx.writer;
+    if (version === undefined || writer === undefined) return;
+    const prefix = joinPath(ctx.root, msg.prefix);
+    if (!overlaps(ctx.permissions.subscribe, prefix)) {
+      ctx.handlers.delete(id);
+      refuse(ctx.io, id, true, RelayCode.Unauthorized);
+      return;
+    }
+    if (this.#requests >= ctx.limits.maxAnnounceRequests) {
+      ctx.handlers.delete(id);
+      refuse(ctx.io, id, true, RelayCode.TooMany);
+      return;
+    }
+    this.#requests += 1;
+    const visible = (e: AnnounceEvent): boolean =>
+      allowed(ctx.permissions.subscribe, e.path) && (msg.excludeHop === 0 || !e.hops.includes(msg.excludeHop));
+    const toWire = (e: AnnounceEvent): Announce => ({
+      type: "announce",
+      status: e.active ? "active" : "ended",
+      suffix: stripPathPrefix(prefix, e.path) ?? "",
+      hops: e.active ? [...e.hops, ctx.origin.hopId] : [],
+    });
+    const sent = new Set<string>();
+    const watch = ctx.origin.watch(prefix, ctx.self, (e) => {
+      if (ctx.closed) return;
+      if (e.active ? !visible(e) : !sent.has(e.path)) return;
+      if (e.active) sent.add(e.path);
+      else sent.delete(e.path);
+      ctx.io.write(id, writer.encode(toWire(e)), false);
+      ctx.drain();
+    });
+    const initial = watch.initial.filter(visible);
+    for (const e of initial) sent.add(e.path);
+    const messages: LiteMessage[] = isLegacy(version)
+      ? [{ type: "announce_init", suffixes: initial.map((e) => stripPathPrefix(prefix, e.path) ?? "") }]
+      : initial.map(toWire);
+    if (messages.length > 0) ctx.io.write(id, writer.encodeAll(messages), false);
+    ctx.handlers.set(id, {
+      kind: "announce-serve",
+      reader,
+      close: () => {
+        this.#requests -= 1;
+        watch.close();
+      },
+    });
+  }
+
+  /** Reads the peer's announces on our announce stream `id`. */
+  intake(id: StreamId, reader: LiteStreamReader): void {
+    const ctx = this.#ctx;
+    for (;;) {
+      const step = reader.next();
+      if (step.kind === "need_more") return;
+      if (step.kind === "end" || step.kind === "error") {
+        ctx.handlers.delete(id);
+        this.withdrawAll();
+        if (step.kind === "error") refuse(ctx.io, id, true, step.error.code);
+        else ctx.io.write(id, new Uint8Array(0), true);
+        return;
+      }
+      const msg = step.message;
+      if (msg.type === "announce_init") {
+        for (const suffix of msg.suffixes) this.#learn(suffix, true, []);
+      } else if (msg.type === "announce") {
+        // A broadcast that already went through us has looped: discard it.
+        if (msg.hops.includes(ctx.origin.hopId)) continue;
+        this.#learn(msg.suffix, msg.status !== "ended", msg.hops);
+      }
+    }
+  }
+
+  /** Withdraws from the origin everything the peer announced. */
+  withdrawAll(): void {
+    for (const path of this.#announced) this.#ctx.origin.unannounce(path, this.#ctx.self);
+    this.#announced.clear();
+  }
+
+  /** Forgets the peer's announces without telling the origin (teardown removes the source whole). */
+  forget(): void {
+    this.#announced.clear();
+  }
+
+  #learn(suffix: string, active: boolean, hops: readonly number[]): void {
+    const ctx = this.#ctx;
+    const path = joinPath(ctx.root, suffix);
+    if (!active) {
+      if (this.#announced.delete(path)) ctx.origin.unannounce(path, ctx.self);
+      return;
+    }
+    if (!allowed(ctx.permissions.publish, path)) return;
+    if (!this.#announced.has(path) && this.#announced.size >= ctx.limits.maxAnnounced) return;
+    this.#announced.add(path);
+    ctx.origin.announce(path, ctx.self, hops, ctx.cost);
+  }
+}

@@ -1,0 +1,43 @@
+import type { LiteStreamWriter, LiteVersion } from "@handoff/moq-resume/lite";
+import type { Permissions } from "../auth/permissions.js";
+import type { Origin } from "../origin/origin.js";
+import type { RouteSource } from "../origin/route.js";
+import type { StreamId } from "../transport/index.js";
+import type { Handler } from "./handler.js";
+import type { SessionLimits } from "./limits.js";
+import type { ServeHost } from "./served-subscription.js";
+import type { SessionStats } from "./stats.js";
+import type { StreamIo } from "./stream-io.js";
+
+/** The state a session shares with the modules it delegates to (announces, serving, upstream). */
+export interface SessionContext {
+  readonly io: StreamIo;
+  /** Every live stream's role. */
+  readonly handlers: Map<StreamId, Handler>;
+  readonly origin: Origin;
+  /** The connection's path scope (normalized). */
+  readonly root: string;
+  readonly permissions: Permissions;
+  readonly limits: SessionLimits;
+  readonly stats: SessionStats;
+  /** Link cost of routes learnt from this peer. */
+  readonly cost: number;
+  /** The session itself, as the origin and served subscriptions know it. */
+  readonly self: RouteSource & ServeHost;
+  /** The negotiated version, once known. */
+  readonly version: LiteVersion | undefined;
+  /** The encoder for the negotiated version, once known. */
+  readonly writer: LiteStreamWriter | undefined;
+  /** True once the session ended. */
+  readonly closed: boolean;
+  /** Processes what the framing queued (re-entrant-safe). */
+  drain(): void;
+  /** Closes the whole session. */
+  close(code: number, reason: string): void;
+}
+
+/** Turns a stream down: STOP_SENDING, and RESET too when it is bidirectional. */
+export function refuse(io: StreamIo, id: StreamId, bidi: boolean, code: number): void {
+  io.stopSending(id, code);
+  if (bidi) io.reset(id, code);
+}

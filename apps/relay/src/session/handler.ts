@@ -1,0 +1,17 @@
+import type { LiteStreamReader } from "@handoff/moq-resume/lite";
+import type { OutboundGroup } from "./outbound-group.js";
+import type { ServedSubscription } from "./served-subscription.js";
+import type { InboundGroup, UpstreamSubscription } from "./upstream.js";
+
+/** What a session does with one stream: the stream's role, decided when it opens or on its header. */
+export type Handler =
+  | { readonly kind: "setup"; readonly reader: LiteStreamReader }
+  | { readonly kind: "accepted"; readonly reader: LiteStreamReader }
+  | { readonly kind: "announce-serve"; readonly reader: LiteStreamReader; close: () => void }
+  | { readonly kind: "subscribe-serve"; readonly reader: LiteStreamReader; sub: ServedSubscription | undefined }
+  | { readonly kind: "ignore"; readonly reader: LiteStreamReader }
+  | { readonly kind: "announce-intake"; readonly reader: LiteStreamReader }
+  | { readonly kind: "upstream"; readonly sub: UpstreamSubscription }
+  | { readonly kind: "group-in"; readonly group: InboundGroup }
+  | { readonly kind: "group-out"; readonly group: OutboundGroup }
+  | { readonly kind: "goaway-out" };

@@ -1,0 +1,106 @@
+import { stripPathPrefix, type Subscribe } from "@handoff/moq-resume/lite";
+import type { UpstreamTrack } from "../origin/route.js";
+import type { StreamId } from "../transport/index.js";
+import { refuse, type SessionContext } from "./context.js";
+import { RelayCode } from "./limits.js";
+import { type InboundGroup, UpstreamSubscription } from "./upstream.js";
+
+/**
+ * The subscriptions a session makes on its peer (when the peer publishes what the origin
+ * routes to it), and the groups the peer sends for them.
+ */
+export class Upstreams {
+  readonly #ctx: SessionContext;
+  readonly #subs = new Map<number, UpstreamSubscription>();
+  #nextId = 0;
+
+  constructor(ctx: SessionContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Subscribes to `track` of `path` on the peer; undefined when it cannot (limits, scope, closed). */
+  subscribe(path: string, track: string, priority: number): UpstreamTrack | undefined {
+    const ctx = this.#ctx;
+    const version = ctx.version;
+    const writer = ctx.writer;
+    if (ctx.closed || version === undefined || writer === undefined) return undefined;
+    if (this.#subs.size >= ctx.limits.maxUpstream) return undefined;
+    const suffix = stripPathPrefix(ctx.root, path);
+    if (suffix === undefined) return undefined;
+    const streamId = ctx.io.open(true);
+    if (streamId === undefined) return undefined;
+    const id = this.#nextId++;
+    const sub = new UpstreamSubscription(id, streamId, version, track, priority, ctx.limits.trackCacheGroups);
+    this.#subs.set(id, sub);
+    ctx.handlers.set(streamId, { kind: "upstream", sub });
+    const msg: Subscribe = {
+      type: "subscribe",
+      id,
+      broadcast: suffix,
+      track,
+      priority,
+      ordered: false,
+      maxLatency: 0,
+      startGroup: undefined,
+      endGroup: undefined,
+    };
+    ctx.io.write(streamId, writer.encodeAll([{ type: "stream_header", kind: "subscribe" }, msg]), false);
+    ctx.drain();
+    return {
+      track: sub.track,
+      cancel: () => {
+        if (ctx.closed) return;
+        sub.cancel(ctx.io);
+        ctx.drain();
+      },
+    };
+  }
+
+  /** Bytes on the SUBSCRIBE stream `id` of `sub`. */
+  receive(id: StreamId, sub: UpstreamSubscription, bytes: Uint8Array, fin: boolean): void {
+    const ctx = this.#ctx;
+    const result = sub.receive(bytes, fin);
+    if (!result.over) return;
+    this.#subs.delete(sub.id);
+    ctx.handlers.delete(id);
+    if (result.errorCode !== undefined) refuse(ctx.io, id, true, result.errorCode);
+    else if (!sub.cancelled) ctx.io.write(id, new Uint8Array(0), true);
+  }
+
+  /** The peer reset (or stopped) the SUBSCRIBE stream `id` of `sub`. */
+  reset(id: StreamId, sub: UpstreamSubscription, code: number, stopSending: boolean): void {
+    const ctx = this.#ctx;
+    ctx.handlers.delete(id);
+    this.#subs.delete(sub.id);
+    sub.reset(code);
+    if (!stopSending) ctx.io.reset(id, code);
+  }
+
+  /** Bytes on the peer's group stream `id`, filed into the track of the subscription it names. */
+  receiveGroup(id: StreamId, group: InboundGroup, bytes: Uint8Array, fin: boolean): void {
+    const ctx = this.#ctx;
+    const result = group.receive(
+      bytes,
+      fin,
+      (sid) => this.#subs.get(sid)?.track,
+      (n) => {
+        ctx.stats.frame("in", n);
+      },
+    );
+    if (result === "more") return;
+    ctx.handlers.delete(id);
+    if (result === "ignore") ctx.io.stopSending(id, RelayCode.Cancel);
+    else if (result === "oversized") {
+      // STOP_SENDING asks the publisher to reset the stream: the rest of the group is not wanted.
+      ctx.stats.oversized?.();
+      ctx.io.stopSending(id, RelayCode.TooLarge);
+    } else if (result !== "done") ctx.io.stopSending(id, result.error);
+    else ctx.stats.group("in");
+  }
+
+  /** Session over: the tracks are dropped without writing anything. */
+  teardown(): void {
+    for (const sub of this.#subs.values()) sub.drop();
+    this.#subs.clear();
+  }
+}
