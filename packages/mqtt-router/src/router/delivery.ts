@@ -82,6 +82,15 @@ function outbound(entry: QueueEntry<Delivery>, packetId: number | undefined, dup
   const d = entry.value;
   const m = d.message;
   const expiry = remainingExpiry(m, now);
+  // Per copy, per subscriber: reuse the message's own properties unless this copy adds some.
+  const properties =
+    expiry === undefined && d.subscriptionIds.length === 0
+      ? m.properties
+      : {
+          ...m.properties,
+          ...(expiry === undefined ? {} : { messageExpiryInterval: expiry }),
+          ...(d.subscriptionIds.length === 0 ? {} : { subscriptionIdentifiers: d.subscriptionIds }),
+        };
   return {
     topic: m.topic,
     payload: m.payload,
@@ -89,11 +98,7 @@ function outbound(entry: QueueEntry<Delivery>, packetId: number | undefined, dup
     retain: d.retain,
     dup,
     ...(packetId === undefined ? {} : { packetId }),
-    properties: {
-      ...m.properties,
-      ...(expiry === undefined ? {} : { messageExpiryInterval: expiry }),
-      ...(d.subscriptionIds.length === 0 ? {} : { subscriptionIdentifiers: d.subscriptionIds }),
-    },
+    properties,
   };
 }
 

@@ -123,6 +123,8 @@ export class Router {
   readonly #sessions = new Map<string, Session>();
   readonly #subscriptions = new TopicTrie<{ readonly session: Session; readonly subscription: SessionSubscription }>();
   readonly #shared = new TopicTrie<SharedGroup>();
+  /** Members across all shared groups, kept by #index/#unindex (metrics read it per scrape). */
+  #sharedMembers = 0;
   readonly #retained = new RetainedStore();
   readonly #timers = new Deadlines<Timer>();
 
@@ -153,9 +155,7 @@ export class Router {
 
   /** How many subscriptions exist (plain and shared). */
   get subscriptionCount(): number {
-    let shared = 0;
-    for (const session of this.#sessions.values()) for (const sub of session.subscriptions.values()) if (sub.share) shared++;
-    return this.#subscriptions.size + shared;
+    return this.#subscriptions.size + this.#sharedMembers;
   }
 
   /** How many retained messages are held. */
@@ -405,6 +405,7 @@ export class Router {
       group = new SharedGroup();
       this.#shared.set(subscription.share.filter, subscription.share.group, group);
     }
+    if (!group.members.has(session.clientId)) this.#sharedMembers += 1;
     group.members.set(session.clientId, { session, subscription });
   }
 
@@ -415,7 +416,7 @@ export class Router {
     }
     const group = this.#shared.get(subscription.share.filter, subscription.share.group);
     if (group === undefined) return;
-    group.members.delete(session.clientId);
+    if (group.members.delete(session.clientId)) this.#sharedMembers -= 1;
     if (group.members.size === 0) this.#shared.delete(subscription.share.filter, subscription.share.group);
   }
 

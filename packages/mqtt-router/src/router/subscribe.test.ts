@@ -165,6 +165,20 @@ describe("shared subscriptions", () => {
     expect(a.sink.sent).toHaveLength(2);
   });
 
+  it("are counted once per member, and no longer after unsubscribe or the session's end", () => {
+    const { router } = newRouter();
+    const a = online(router, "a", { sessionExpiryInterval: 0 });
+    const b = online(router, "b");
+    router.subscribe("a", a.generation, [sub("$share/g/t"), sub("plain")]);
+    router.subscribe("a", a.generation, [sub("$share/g/t")]);
+    router.subscribe("b", b.generation, [sub("$share/g/t")]);
+    expect(router.subscriptionCount).toBe(3);
+    router.unsubscribe("b", b.generation, ["$share/g/t"]);
+    expect(router.subscriptionCount).toBe(2);
+    router.disconnect("a", a.generation, { publishWill: false });
+    expect(router.subscriptionCount).toBe(0);
+  });
+
   it("are plain filters for MQTT 3.1.1 clients", () => {
     const { router } = newRouter();
     const a = online(router, "a", { protocolVersion: 4 });
