@@ -1,25 +1,14 @@
 // MQTT 5 enhanced authentication end to end: SCRAM-SHA-256 (RFC 7677) over CONNECT/AUTH with
 // MQTT.js, against a password file holding a SCRAM credential.
 import { createHmac, createHash, pbkdf2Sync, randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import mqtt, { type MqttClient } from "mqtt";
-import { pino } from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hashScramPassword } from "../auth/index.js";
-import { loadConfig } from "../config/index.js";
-import { startServer, type Server } from "../server.js";
+import type { Server } from "../server.js";
+import { serverFixture } from "./server-harness.js";
 
-let server: Server | undefined;
-let dir: string | undefined;
-const clients: MqttClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.endAsync(true)));
-  await server?.close();
-  server = undefined;
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-});
+const fx = serverFixture();
 
 /** A minimal SCRAM-SHA-256 client: just enough to drive the exchange from the test. */
 function scramClient(user: string, password: string) {
@@ -41,24 +30,20 @@ function scramClient(user: string, password: string) {
 }
 
 async function start(): Promise<Server> {
-  const d = mkdtempSync(join(tmpdir(), "handoff-scram-"));
-  dir = d;
-  writeFileSync(join(d, "passwords"), `carol:${await hashScramPassword("pencil", 4096)}\n`);
-  const loaded = loadConfig(["--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0", "--storage", "memory", "--password-file", join(d, "passwords"), "--allow-anonymous", "false"], {}, () => "");
-  if (loaded.kind !== "run") throw new Error("help");
-  server = await startServer(loaded.config, pino({ level: "silent" }));
-  return server;
+  const passwords = `carol:${await hashScramPassword("pencil", 4096)}\n`;
+  return fx.start((d) => ["--storage", "memory", "--password-file", join(d, "passwords"), "--allow-anonymous", "false"], { passwords });
 }
 
 function connectScram(port: number, password: string): Promise<MqttClient> {
   const scram = scramClient("carol", password);
-  const client = mqtt.connect(`mqtt://127.0.0.1:${String(port)}`, {
-    protocolVersion: 5,
-    reconnectPeriod: 0,
-    connectTimeout: 5000,
-    properties: { authenticationMethod: "SCRAM-SHA-256", authenticationData: scram.first },
-  });
-  clients.push(client);
+  const client = fx.track(
+    mqtt.connect(`mqtt://127.0.0.1:${String(port)}`, {
+      protocolVersion: 5,
+      reconnectPeriod: 0,
+      connectTimeout: 5000,
+      properties: { authenticationMethod: "SCRAM-SHA-256", authenticationData: scram.first },
+    }),
+  );
   client.handleAuth = (packet: Parameters<MqttClient["handleAuth"]>[0], callback) => {
     const serverFirst = packet.properties?.authenticationData?.toString() ?? "";
     callback(undefined, {
@@ -89,12 +74,13 @@ describe("SCRAM-SHA-256 enhanced authentication", () => {
 
   it("refuses an unknown method with CONNACK 0x8C", async () => {
     const s = await start();
-    const client = mqtt.connect(`mqtt://127.0.0.1:${String(s.ports.mqtt ?? 0)}`, {
-      protocolVersion: 5,
-      reconnectPeriod: 0,
-      properties: { authenticationMethod: "KERBEROS" },
-    });
-    clients.push(client);
+    const client = fx.track(
+      mqtt.connect(`mqtt://127.0.0.1:${String(s.ports.mqtt ?? 0)}`, {
+        protocolVersion: 5,
+        reconnectPeriod: 0,
+        properties: { authenticationMethod: "KERBEROS" },
+      }),
+    );
     await expect(
       new Promise((resolve, reject) => {
         client.once("connect", resolve);

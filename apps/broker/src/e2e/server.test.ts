@@ -1,56 +1,16 @@
 // The whole server from its settings (startServer): TLS, ACLs with a password file, /health and
 // /metrics, $SYS, graceful shutdown — over real loopback sockets with MQTT.js.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import mqtt, { type MqttClient } from "mqtt";
-import { pino } from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hashPassword } from "../auth/index.js";
-import { loadConfig } from "../config/index.js";
-import { startServer, type Server } from "../server.js";
 import { StoreOpenError } from "../storage/index.js";
 import { collect, until } from "./harness.js";
+import { serverFixture } from "./server-harness.js";
 
 const fixtures = new URL("./fixtures/", import.meta.url).pathname;
-const log = pino({ level: process.env["HANDOFF_TEST_LOG"] ?? "silent" });
-let server: Server | undefined;
-let dir: string | undefined;
-const clients: MqttClient[] = [];
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.endAsync(true)));
-  await server?.close();
-  server = undefined;
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
-
-async function start(flags: string[] | ((dir: string) => string[]), files: Record<string, string> = {}): Promise<Server> {
-  const d = mkdtempSync(join(tmpdir(), "handoff-broker-"));
-  dir = d;
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(d, name), text);
-  const extra = typeof flags === "function" ? flags(d) : flags;
-  const loaded = loadConfig(["--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0", "--data-dir", d, ...extra], {}, (p) => {
-    throw new Error(`no config file expected: ${p}`);
-  });
-  if (loaded.kind !== "run") throw new Error("help");
-  server = await startServer(loaded.config, log);
-  return server;
-}
-
-async function connect(url: string, options: mqtt.IClientOptions = {}): Promise<MqttClient> {
-  const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 5, ...options });
-  clients.push(client);
-  collect(client);
-  await new Promise<void>((resolve, reject) => {
-    client.once("connect", () => {
-      resolve();
-    });
-    client.once("error", reject);
-  });
-  return client;
-}
+const fx = serverFixture();
+const { start, connect } = fx;
 
 describe("the broker server", () => {
   it("serves MQTT over TLS with the configured certificate", async () => {
@@ -93,10 +53,9 @@ describe("the broker server", () => {
   it("refuses to start on a damaged database file, and starts empty when told to set it aside", async () => {
     const garbage = { "handoff-broker.db": "this is not a database at all, just text".repeat(200) };
     await expect(start(["--storage", "sqlite"], garbage)).rejects.toBeInstanceOf(StoreOpenError);
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     const s = await start(["--storage", "sqlite", "--set-aside-corrupt"], garbage);
     expect(s.ports.mqtt).toBeGreaterThan(0);
-    expect(readdirSync(dir ?? "").some((name) => name.startsWith("handoff-broker.db.corrupt-"))).toBe(true);
+    expect(readdirSync(fx.dir ?? "").some((name) => name.startsWith("handoff-broker.db.corrupt-"))).toBe(true);
   });
 
   it("answers /health and serves Prometheus metrics", async () => {
@@ -130,7 +89,7 @@ describe("the broker server", () => {
       });
     });
     await s.close();
-    server = undefined;
+    fx.closed();
     expect(await reason).toBe(0x8b);
   });
 });
