@@ -2,18 +2,11 @@ import * as Moq from "@moq/lite";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { Relay } from "../server/relay.js";
 import { connect, e2eSetup, testRelay, until, within } from "./harness.js";
 
 const KEY = "test-secret-key-for-hs256-of-32-bytes!";
 
 const cleanup = e2eSetup();
-
-async function relay(): Promise<Relay> {
-  const r = await testRelay({ key: KEY, publicSubscribe: ["public"] });
-  cleanup.push(() => r.close());
-  return r;
-}
 
 async function token(claims: Record<string, unknown>, expiresInS?: number): Promise<string> {
   let jwt = new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setIssuedAt();
@@ -45,29 +38,29 @@ async function upgradeStatus(port: number, path: string): Promise<number> {
 
 describe("auth", () => {
   it("refuses a connection without a token outside the public paths", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup, { key: KEY, publicSubscribe: ["public"] });
     expect(await upgradeStatus(r.ports.http, "private")).toBe(401);
   });
 
   it("accepts an anonymous connection on a public path", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup, { key: KEY, publicSubscribe: ["public"] });
     expect(await upgradeStatus(r.ports.http, "public")).toBe(101);
   });
 
   it("refuses a token whose root does not cover the path", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup, { key: KEY, publicSubscribe: ["public"] });
     const jwt = await token({ root: "room", subscribe: [""], publish: [""] }, 60);
     expect(await upgradeStatus(r.ports.http, `other?jwt=${jwt}`)).toBe(403);
   });
 
   it("refuses a token signed with another key", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup, { key: KEY, publicSubscribe: ["public"] });
     const jwt = await new SignJWT({ root: "" }).setProtectedHeader({ alg: "HS256" }).sign(new TextEncoder().encode("another key entirely, 32 bytes+"));
     expect(await upgradeStatus(r.ports.http, `room?jwt=${jwt}`)).toBe(401);
   });
 
   it("does not route a publish outside the token's publish scope", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup, { key: KEY, publicSubscribe: ["public"] });
     const jwt = await token({ root: "room", subscribe: [""], publish: ["cams"] }, 60);
     const conn = await connect(r.ports.http, "room", "lite-04", `?jwt=${jwt}`);
     cleanup.push(() => {
@@ -81,7 +74,7 @@ describe("auth", () => {
   });
 
   it("closes a live session when its token expires", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup, { key: KEY, publicSubscribe: ["public"] });
     const jwt = await token({ root: "room", subscribe: [""] }, 1);
     const conn = await connect(r.ports.http, "room", "lite-04", `?jwt=${jwt}`);
     cleanup.push(() => {

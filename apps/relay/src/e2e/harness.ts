@@ -46,9 +46,9 @@ export function e2eSetup(): (() => unknown)[] {
   return cleanup;
 }
 
-/** Starts a relay on 127.0.0.1 port 0, silent. */
-export async function testRelay(auth?: Partial<AuthConfig>): Promise<Relay> {
-  return startRelay(
+/** Starts a relay on 127.0.0.1 port 0, silent, closed by `cleanup` after the test. */
+export async function testRelay(cleanup: (() => unknown)[], auth?: Partial<AuthConfig>): Promise<Relay> {
+  const relay = await startRelay(
     {
       host: "127.0.0.1",
       port: 0,
@@ -60,6 +60,23 @@ export async function testRelay(auth?: Partial<AuthConfig>): Promise<Relay> {
     },
     pino({ level: "silent" }),
   );
+  cleanup.push(() => relay.close());
+  return relay;
+}
+
+/**
+ * Connects an anonymous @moq/lite publisher of the broadcast `live` (closed by `cleanup`) and
+ * waits until the relay can route it.
+ */
+export async function livePublisher(cleanup: (() => unknown)[], relay: Relay): Promise<Moq.Broadcast> {
+  const conn = await connect(relay.ports.http, "anon");
+  cleanup.push(() => {
+    conn.close();
+  });
+  const broadcast = new Moq.Broadcast();
+  conn.publish(Moq.Path.from("live"), broadcast);
+  await until(() => relay.origin.broadcasts === 1, 2000, "routable");
+  return broadcast;
 }
 
 /** `connect` with the transport typed loosely: Node's lib has no WebTransport type. */

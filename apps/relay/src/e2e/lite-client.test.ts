@@ -5,12 +5,6 @@ import { connect, e2eSetup, payload, testRelay, until, within } from "./harness.
 
 const cleanup = e2eSetup();
 
-async function relay(): Promise<Relay> {
-  const r = await testRelay();
-  cleanup.push(() => r.close());
-  return r;
-}
-
 async function client(r: Relay, version: "default" | "lite-04" = "default"): Promise<Moq.Connection.Established> {
   const c = await connect(r.ports.http, "anon", version);
   cleanup.push(() => {
@@ -57,13 +51,13 @@ async function readGroup(track: Moq.Track): Promise<{ sequence: number; frames: 
 for (const version of ["default", "lite-04"] as const) {
   describe(`@moq/lite through the relay (${version})`, () => {
     it("negotiates the expected version", async () => {
-      const r = await relay();
+      const r = await testRelay(cleanup);
       const c = await client(r, version);
       expect(c.version).toBe(version === "default" ? "moq-lite-02" : "moq-lite-04");
     });
 
     it("delivers every frame of every group to two subscribers, in order", async () => {
-      const r = await relay();
+      const r = await testRelay(cleanup);
       const pub = publisher(await client(r, version), "live");
       const subs = [await client(r, version), await client(r, version)];
       await until(() => r.origin.routes("anon/live").length > 0, 2000, "broadcast routable");
@@ -88,7 +82,7 @@ for (const version of ["default", "lite-04"] as const) {
 
 describe("@moq/lite lifecycle through the relay", () => {
   it("discovers a broadcast when it is announced and when it ends", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup);
     const watcher = await client(r);
     const announced = watcher.announced(Moq.Path.from(""));
     const pubConn = await connect(r.ports.http, "anon");
@@ -101,7 +95,7 @@ describe("@moq/lite lifecycle through the relay", () => {
   });
 
   it("lists the initial set to a late watcher", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup);
     publisher(await client(r, "lite-04"), "a");
     publisher(await client(r, "lite-04"), "b");
     await until(() => r.origin.broadcasts === 2, 2000, "both routable");
@@ -112,7 +106,7 @@ describe("@moq/lite lifecycle through the relay", () => {
   });
 
   it("starts a late joiner at the live edge", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup);
     const pub = publisher(await client(r), "live");
     await until(() => r.origin.broadcasts === 1, 2000, "routable");
     const early = (await client(r)).consume(Moq.Path.from("live")).subscribe("video", 0);
@@ -133,7 +127,7 @@ describe("@moq/lite lifecycle through the relay", () => {
   });
 
   it("cancels the upstream subscription when the last subscriber leaves", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup);
     const pub = publisher(await client(r), "live");
     await until(() => r.origin.broadcasts === 1, 2000, "routable");
     const track = (await client(r)).consume(Moq.Path.from("live")).subscribe("video", 0);
@@ -147,7 +141,7 @@ describe("@moq/lite lifecycle through the relay", () => {
   });
 
   it("ends subscriptions and the route when the publisher disconnects", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup);
     const pubConn = await connect(r.ports.http, "anon", "lite-04");
     const pub = publisher(pubConn, "live");
     await until(() => r.origin.broadcasts === 1, 2000, "routable");
@@ -171,7 +165,7 @@ describe("@moq/lite lifecycle through the relay", () => {
   });
 
   it("refuses a subscription to a broadcast nobody publishes", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup);
     const track = (await client(r)).consume(Moq.Path.from("nothing")).subscribe("video", 0);
     const end = await within(
       track.nextGroupOrdered().then(

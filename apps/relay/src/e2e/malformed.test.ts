@@ -3,7 +3,7 @@ import { LITE_02, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { createFraming, type FramingEvent, type FramingSession } from "../transport/index.js";
-import { connect, e2eSetup, payload, testRelay, until, within } from "./harness.js";
+import { connect, e2eSetup, livePublisher, payload, testRelay, until, within } from "./harness.js";
 
 const cleanup = e2eSetup();
 
@@ -41,8 +41,7 @@ async function setup(c: Awaited<ReturnType<typeof rawClient>>): Promise<void> {
 
 describe("malformed input", () => {
   it("resets a stream with an unknown type with the codec's code and keeps the session", async () => {
-    const r = await testRelay();
-    cleanup.push(() => r.close());
+    const r = await testRelay(cleanup);
     const c = await rawClient(r.ports.http);
     await setup(c);
     const open = c.framing.openStream(true);
@@ -56,8 +55,7 @@ describe("malformed input", () => {
   });
 
   it("closes a session whose SETUP is garbage", async () => {
-    const r = await testRelay();
-    cleanup.push(() => r.close());
+    const r = await testRelay(cleanup);
     const c = await rawClient(r.ports.http);
     const open = c.framing.openStream(true);
     if (!open.ok) throw new Error("no stream");
@@ -68,15 +66,8 @@ describe("malformed input", () => {
   });
 
   it("closes a session that sends an invalid frame, and keeps serving others", async () => {
-    const r = await testRelay();
-    cleanup.push(() => r.close());
-    const pubConn = await connect(r.ports.http, "anon");
-    cleanup.push(() => {
-      pubConn.close();
-    });
-    const broadcast = new Moq.Broadcast();
-    pubConn.publish(Moq.Path.from("live"), broadcast);
-    await until(() => r.origin.broadcasts === 1, 2000, "routable");
+    const r = await testRelay(cleanup);
+    const broadcast = await livePublisher(cleanup, r);
 
     const c = await rawClient(r.ports.http);
     const closed = new Promise((resolve) => c.ws.once("close", resolve));

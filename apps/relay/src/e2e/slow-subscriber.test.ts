@@ -28,12 +28,6 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function relay(): Promise<Relay> {
-  const r = await testRelay();
-  cleanup.push(() => r.close());
-  return r;
-}
-
 /** Connects with lite-04 (qmux flow control) and returns the connection and its socket. */
 async function client(r: Relay): Promise<{ conn: Moq.Connection.Established; socket: WebSocket }> {
   const before = clientSockets.length;
@@ -95,7 +89,7 @@ async function skippedGroups(r: Relay): Promise<number> {
 
 describe("a slow subscriber through the relay", () => {
   it("keeps the relay's held bytes bounded while a fast subscriber gets every group in order", async () => {
-    const r = await relay();
+    const r = await testRelay(cleanup);
     const tracks = publisher((await client(r)).conn, "live");
     await until(() => r.origin.broadcasts === 1, 2000, "routable");
     const fast = (await client(r)).conn.consume(Moq.Path.from("live")).subscribe("video", 0);

@@ -1,9 +1,8 @@
 import { connect as tcpConnect, type Socket } from "node:net";
-import * as Moq from "@moq/lite";
 import { LITE_04, LiteStreamReader, LiteStreamWriter, type LiteMessage } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { createFraming, type FramingEvent, type StreamId } from "../transport/index.js";
-import { connect, e2eSetup, payload, testRelay, until, within } from "./harness.js";
+import { e2eSetup, livePublisher, payload, testRelay, until, within } from "./harness.js";
 
 const cleanup = e2eSetup();
 
@@ -50,15 +49,8 @@ async function link(port: number) {
 
 describe("qmux over raw TCP (relay link, lite-04)", () => {
   it("agrees on moq-lite-04 in-band, discovers a broadcast with hops and receives its groups", async () => {
-    const r = await testRelay();
-    cleanup.push(() => r.close());
-    const pubConn = await connect(r.ports.http, "anon");
-    cleanup.push(() => {
-      pubConn.close();
-    });
-    const broadcast = new Moq.Broadcast();
-    pubConn.publish(Moq.Path.from("live"), broadcast);
-    await until(() => r.origin.broadcasts === 1, 2000, "routable");
+    const r = await testRelay(cleanup);
+    const broadcast = await livePublisher(cleanup, r);
 
     if (r.ports.tcp === undefined) throw new Error("no tcp port");
     const peer = await link(r.ports.tcp);
