@@ -54,6 +54,7 @@ export function enqueue(session: Session, epoch: number, delivery: Delivery, ctx
     if (result.ok) {
       ctx.stats.queued += 1;
       ctx.store.deliveryQueued(session.clientId, result.seq, delivery);
+      session.noteExpiry(delivery.message.expiresAt);
       return "queued";
     }
     if (result.reason === "stale-epoch") {

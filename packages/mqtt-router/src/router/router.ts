@@ -188,6 +188,7 @@ export class Router {
         stored.deliveries.map((d) => ({ seq: d.seq, value: d.delivery, bytes: deliverySize(d.delivery) })),
         { allowOverLimit: true },
       );
+      session.recomputeEarliestExpiry();
       for (const d of stored.deliveries) {
         if (d.assigned === undefined) continue;
         session.assigned.set(d.seq, { packetId: d.assigned.packetId, phase: d.assigned.phase });
@@ -543,11 +544,13 @@ export class Router {
     // Expired messages leave disconnected sessions' queues too, so an offline backlog of
     // expired messages does not hold memory [MQTT-3.3.2-5].
     const ctx = this.#ctx();
+    // Only queues that may hold an expired message are scanned, not every queue every tick.
     for (const session of this.#sessions.values()) {
-      if (session.owner !== undefined) continue;
+      if (session.owner !== undefined || session.earliestExpiry === undefined || session.earliestExpiry > now) continue;
       const removed = session.queue.removeWhere((e) => !session.assigned.has(e.seq) && e.value.message.expiresAt !== undefined && e.value.message.expiresAt <= now);
       for (const entry of removed) this.#store.deliveryRemoved(session.clientId, entry.seq);
       if (removed.length > 0) ctx.stats.drop("expired", removed.length);
+      session.recomputeEarliestExpiry();
     }
     return events;
   }

@@ -69,11 +69,27 @@ export class Session {
   disconnectedAt: number | undefined;
   /** Set once the session is discarded: nothing may land in it any more. */
   ended = false;
+  /**
+   * No queued delivery expires before this (clock ms); undefined: none has an expiry. It may be
+   * early (a delivery since sent or dropped), never late, so the expiry sweep can skip the queue.
+   */
+  earliestExpiry: number | undefined;
 
   constructor(clientId: string, expiryInterval: number, limits: QueueLimits, epoch: number, nextSeq = 0) {
     this.clientId = clientId;
     this.expiryInterval = expiryInterval;
     this.queue = new SeqQueue<Delivery>({ limits, epoch, nextSeq });
+  }
+
+  /** Notes a queued delivery's expiry for the sweep. */
+  noteExpiry(expiresAt: number | undefined): void {
+    if (expiresAt !== undefined && (this.earliestExpiry === undefined || expiresAt < this.earliestExpiry)) this.earliestExpiry = expiresAt;
+  }
+
+  /** Recomputes {@link Session.earliestExpiry} from what is queued now. */
+  recomputeEarliestExpiry(): void {
+    this.earliestExpiry = undefined;
+    for (const entry of this.queue.queued()) this.noteExpiry(entry.value.message.expiresAt);
   }
 
   /** True while a connection owns the session (bound or not). */
@@ -101,6 +117,7 @@ export class Session {
    */
   discard(): number {
     const { dropped } = this.queue.clear();
+    this.earliestExpiry = undefined;
     this.subscriptions.clear();
     this.assigned.clear();
     this.seqByPacketId.clear();
