@@ -2,17 +2,25 @@
 // what is not yet durable, and a failed commit sends none (the client is disconnected instead).
 import { memoryOnlyStore } from "@handoff/mqtt-router";
 import { afterEach, describe, expect, it } from "vitest";
-import { startBroker, until, type Harness } from "./harness.js";
+import { collect, startBroker, until, type Harness } from "./harness.js";
 
 /** A store whose commits the test releases (or fails) by hand. */
 function gatedStore() {
   const waiting: { resolve: () => void; reject: (err: Error) => void }[] = [];
+  let open = false;
   return {
     ...memoryOnlyStore,
     flush: () =>
-      new Promise<void>((resolve, reject) => {
-        waiting.push({ resolve, reject });
-      }),
+      open
+        ? Promise.resolve()
+        : new Promise<void>((resolve, reject) => {
+            waiting.push({ resolve, reject });
+          }),
+    /** Commits everything pending and every later flush at once. */
+    openGate(): void {
+      open = true;
+      for (const w of waiting.splice(0)) w.resolve();
+    },
     commitAll(): void {
       for (const w of waiting.splice(0)) w.resolve();
     },
@@ -76,6 +84,39 @@ describe("acknowledgements wait for the store", () => {
     await until(() => store.pending === 1);
     store.failAll();
     await expect(connecting).rejects.toMatchObject({ code: 0x88 });
+  });
+});
+
+describe("a delivery racing the close of its connection", () => {
+  it("stays in flight for the session and is resent (DUP) on the next connection, not dropped", async () => {
+    const store = gatedStore();
+    h = await startBroker({ store });
+    const sessionOptions = { clientId: "sub", clean: false, properties: { sessionExpiryInterval: 300 } };
+    const subConnecting = h.client(sessionOptions);
+    await until(() => store.pending > 0, 3000, "the subscriber's claim");
+    store.commitAll();
+    const sub = await subConnecting;
+    const subscribing = sub.subscribeAsync("t", { qos: 1 });
+    await until(() => store.pending > 0, 3000, "the SUBSCRIBE");
+    store.commitAll();
+    await subscribing;
+    // The subscriber's own QoS 2 publish: its PUBREL holds the connection's pipeline on a commit,
+    // so the close that follows waits behind it while the router still sees an owner.
+    void sub.publishAsync("elsewhere", "q2", { qos: 2 }).catch(() => undefined);
+    await until(() => store.pending > 0, 3000, "the QoS 2 publish's commit");
+    store.commitAll(); // PUBREC goes out; the client answers with PUBREL
+    await until(() => store.pending > 0, 3000, "the PUBREL's commit");
+    sub.stream.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A publish routed now reaches a connection that is closed but not yet released.
+    h.broker.router.publish({ topic: "t", payload: new TextEncoder().encode("raced"), qos: 1, retain: false, properties: {} });
+    expect(h.broker.router.stats.dropped["refused-by-connection"]).toBe(0);
+    store.openGate();
+    await until(() => h?.broker.router.session("sub")?.connected === false, 3000, "the subscriber's release");
+    const resumed = await h.client(sessionOptions);
+    const got = collect(resumed);
+    await until(() => got.some((m) => m.payload === "raced"), 3000, "the resend");
+    expect(got.find((m) => m.payload === "raced")?.dup).toBe(true);
   });
 });
 
