@@ -35,6 +35,10 @@ async function main(): Promise<void> {
       tcpAccess: config.tcpAccess,
       limits: config.limits,
       ...(config.hopId === undefined ? {} : { hopId: config.hopId }),
+      cluster: {
+        peers: config.cluster.peers,
+        timing: { handoverTimeoutMs: config.cluster.handoverTimeoutMs, dialTimeoutMs: config.cluster.dialTimeoutMs },
+      },
     },
     log,
   );
@@ -44,7 +48,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal, sessions: relay.sessions.size }, "relay stopping");
-    relay.close().then(
+    // SIGTERM drains first (GOAWAY, serve until the sessions leave or the window passes);
+    // SIGINT (Ctrl-C) stops at once.
+    const drained =
+      signal === "SIGTERM"
+        ? relay.drain({ uri: config.cluster.redirect, timeoutMs: config.cluster.drainTimeoutMs, stopAccepting: true })
+        : Promise.resolve();
+    drained.then(() => relay.close()).then(
       () => {
         log.info("relay stopped");
         process.exit(0);
@@ -63,7 +73,15 @@ async function main(): Promise<void> {
   });
   // Logged only once the handlers are in place: whoever reads this line may signal at once.
   log.info(
-    { host: config.host, http: relay.ports.http, tcp: relay.ports.tcp, metrics: relay.ports.metrics, hopId: relay.origin.hopId, auth: config.auth.key !== undefined },
+    {
+      host: config.host,
+      http: relay.ports.http,
+      tcp: relay.ports.tcp,
+      metrics: relay.ports.metrics,
+      hopId: relay.origin.hopId,
+      auth: config.auth.key !== undefined,
+      peers: config.cluster.peers,
+    },
     "relay listening",
   );
 }

@@ -27,6 +27,22 @@ describe("parseConfig", () => {
     expect(parsed.kind === "run" && parsed.config.auth).toEqual({ key: "0123456789abcdef", publicSubscribe: ["anon"], publicPublish: [] });
   });
 
+  it("reads peers from repeated flags, the environment or the file, and checks their URLs", () => {
+    const flags = parseConfig(["--peer", "tcp://10.0.0.2:4444?cost=2", "--peer", "ws://10.0.0.3:4443/anon"], {});
+    expect(flags.kind === "run" && flags.config.cluster.peers).toEqual(["tcp://10.0.0.2:4444?cost=2", "ws://10.0.0.3:4443/anon"]);
+    const env = parseConfig([], { HANDOFF_RELAY_PEERS: "tcp://a:1, tcp://b:2" });
+    expect(env.kind === "run" && env.config.cluster.peers).toEqual(["tcp://a:1", "tcp://b:2"]);
+    const file = parseConfig(["--config", "r.yaml"], {}, () => "cluster:\n  peers: [tcp://c:3]\n  handoverTimeoutMs: 200\n");
+    expect(file.kind === "run" && [file.config.cluster.peers, file.config.cluster.handoverTimeoutMs]).toEqual([["tcp://c:3"], 200]);
+    expect(() => parseConfig(["--peer", "http://x:1"], {})).toThrow(/peer: unsupported scheme/);
+  });
+
+  it("reads the drain redirect and window", () => {
+    const parsed = parseConfig(["--redirect", "tcp://sibling:4444", "--drain-timeout", "0"], {});
+    expect(parsed.kind === "run" && [parsed.config.cluster.redirect, parsed.config.cluster.drainTimeoutMs]).toEqual(["tcp://sibling:4444", 0]);
+    expect(() => parseConfig(["--drain-timeout", "soon"], {})).toThrow(/not milliseconds/);
+  });
+
   it("refuses an unknown flag", () => {
     expect(() => parseConfig(["--bogus"], {})).toThrow(ConfigError);
   });

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { parsePeerUrl, PeerUrlError } from "../cluster/peer-url.js";
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 
@@ -36,6 +37,16 @@ export const fileSchema = z
       })
       .partial()
       .strict(),
+    cluster: z
+      .object({
+        peers: z.array(z.string()),
+        redirect: z.string(),
+        drainTimeoutMs: z.number().int().min(0),
+        handoverTimeoutMs: z.number().int().min(0),
+        dialTimeoutMs: z.number().int().min(1),
+      })
+      .partial()
+      .strict(),
   })
   .partial()
   .strict();
@@ -54,6 +65,21 @@ export interface RelayConfig {
   readonly tcpAccess: "trusted" | "public";
   readonly auth: { readonly key: string | undefined; readonly publicSubscribe: readonly string[]; readonly publicPublish: readonly string[] };
   readonly limits: Limits;
+  readonly cluster: ClusterConfig;
+}
+
+/** Cluster settings: peers to link to, and how draining and handovers are timed. */
+export interface ClusterConfig {
+  /** Peer URLs (`tcp://host:port?cost=N`, `ws(s)://host:port/path?cost=N`). */
+  readonly peers: readonly string[];
+  /** GOAWAY URI sent to every session when the relay drains on SIGTERM ("" = reconnect to the same endpoint). */
+  readonly redirect: string;
+  /** How long a drain keeps serving before it closes what is left (ms; 0 = close at once). */
+  readonly drainTimeoutMs: number;
+  /** After a peer's GOAWAY, how long its old session may live while tracks move (ms). */
+  readonly handoverTimeoutMs: number;
+  /** A dial to a peer that has not connected by then is abandoned and retried (ms). */
+  readonly dialTimeoutMs: number;
 }
 
 type LimitName = keyof NonNullable<FileConfig["limits"]>;
@@ -79,6 +105,7 @@ export const defaults: RelayConfig = {
   tcpAccess: "trusted",
   auth: { key: undefined, publicSubscribe: [], publicPublish: [] },
   limits: {},
+  cluster: { peers: [], redirect: "", drainTimeoutMs: 10_000, handoverTimeoutMs: 5000, dialTimeoutMs: 5000 },
 };
 
 /** Thrown for a flag, variable or file the relay cannot use; main prints it and exits 2. */
@@ -98,7 +125,15 @@ TCP on --tcp-port, Prometheus /metrics on --metrics-port.
   --tcp-port <n>         qmux over raw TCP for relay links (off by default, env HANDOFF_RELAY_TCP_PORT)
   --metrics-port <n>     Prometheus /metrics (off by default, env HANDOFF_RELAY_METRICS_PORT)
   --log-level <level>    ${LOG_LEVELS.join("|")} (default ${defaults.logLevel}, env HANDOFF_LOG_LEVEL)
+  --peer <url>           link to a peer relay, repeatable: tcp://host:port?cost=N or ws://host:port/path
+                         (env HANDOFF_RELAY_PEERS, comma-separated)
+  --redirect <uri>       GOAWAY URI sent when draining on SIGTERM; empty = reconnect here (env HANDOFF_RELAY_REDIRECT)
+  --drain-timeout <ms>   how long a drain keeps serving (default ${String(defaults.cluster.drainTimeoutMs)}, 0 = close at once)
   --help                 print this and exit
+
+SIGTERM drains (GOAWAY to every session, serve until they leave or the drain timeout passes) and
+stops; SIGINT stops at once. POST /goaway?uri=<uri>&timeout=<ms> on the metrics port drains the
+current sessions without stopping.
 
 The JWT key (HS256) comes from the file (auth.key) or env HANDOFF_RELAY_AUTH_KEY; without one,
 every connection may publish and subscribe everywhere.`;
@@ -149,6 +184,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
         "tcp-port": { type: "string" },
         "metrics-port": { type: "string" },
         "log-level": { type: "string" },
+        peer: { type: "string", multiple: true },
+        redirect: { type: "string" },
+        "drain-timeout": { type: "string" },
         help: { type: "boolean" },
       },
       strict: true,
@@ -183,6 +221,18 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
     }
     file = parseConfigFile(text, configPath);
   }
+  const peersEnv = env["HANDOFF_RELAY_PEERS"];
+  const peers = values.peer ?? (peersEnv === undefined ? undefined : peersEnv.split(",").map((p) => p.trim()).filter((p) => p !== "")) ?? file.cluster?.peers ?? defaults.cluster.peers;
+  for (const peer of peers) {
+    try {
+      parsePeerUrl(peer);
+    } catch (err) {
+      if (err instanceof PeerUrlError) throw new ConfigError(`peer: ${err.message}`);
+      throw err;
+    }
+  }
+  const drainFlag = values["drain-timeout"];
+  if (drainFlag !== undefined && !/^\d+$/.test(drainFlag)) throw new ConfigError(`--drain-timeout: not milliseconds: ${drainFlag}`);
   const keyEnv = env["HANDOFF_RELAY_AUTH_KEY"];
   if (keyEnv !== undefined && keyEnv.length < 16) throw new ConfigError("HANDOFF_RELAY_AUTH_KEY must be at least 16 characters");
   return {
@@ -201,6 +251,13 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
         publicPublish: file.auth?.publicPublish ?? defaults.auth.publicPublish,
       },
       limits: definedLimits(file.limits),
+      cluster: {
+        peers,
+        redirect: values.redirect ?? env["HANDOFF_RELAY_REDIRECT"] ?? file.cluster?.redirect ?? defaults.cluster.redirect,
+        drainTimeoutMs: drainFlag !== undefined ? Number(drainFlag) : (file.cluster?.drainTimeoutMs ?? defaults.cluster.drainTimeoutMs),
+        handoverTimeoutMs: file.cluster?.handoverTimeoutMs ?? defaults.cluster.handoverTimeoutMs,
+        dialTimeoutMs: file.cluster?.dialTimeoutMs ?? defaults.cluster.dialTimeoutMs,
+      },
     },
   };
 }

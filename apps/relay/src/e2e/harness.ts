@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterEach, beforeAll, vi } from "vitest";
 import WebSocket from "ws";
 import type { AuthConfig } from "../auth/jwt.js";
-import { startRelay, type Relay } from "../server/relay.js";
+import { startRelay, type Relay, type RelayOptions } from "../server/relay.js";
 
 /** What @moq/lite 0.2.2 needs in Node 20: a global WebSocket and two ES2024/2025 built-ins. */
 export function installPolyfills(): void {
@@ -46,8 +46,11 @@ export function e2eSetup(): (() => unknown)[] {
   return cleanup;
 }
 
-/** Starts a relay on 127.0.0.1 port 0, silent, closed by `cleanup` after the test. */
-export async function testRelay(cleanup: (() => unknown)[], auth?: Partial<AuthConfig>): Promise<Relay> {
+/**
+ * Starts a relay on 127.0.0.1 port 0, silent, closed by `cleanup` after the test; `extra`
+ * overrides options (cluster peers, metrics port). `HANDOFF_TEST_LOG=debug` shows its logs.
+ */
+export async function testRelay(cleanup: (() => unknown)[], auth?: Partial<AuthConfig>, extra: Partial<RelayOptions> = {}): Promise<Relay> {
   const relay = await startRelay(
     {
       host: "127.0.0.1",
@@ -57,8 +60,9 @@ export async function testRelay(cleanup: (() => unknown)[], auth?: Partial<AuthC
       auth: { key: undefined, publicPublish: [], publicSubscribe: [], ...auth },
       tcpAccess: "trusted",
       limits: {},
+      ...extra,
     },
-    pino({ level: "silent" }),
+    pino({ level: process.env["HANDOFF_TEST_LOG"] ?? "silent" }),
   );
   cleanup.push(() => relay.close());
   return relay;

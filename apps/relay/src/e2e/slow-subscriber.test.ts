@@ -76,7 +76,7 @@ function heldBytes(r: Relay): number {
   let total = 0;
   for (const s of r.sessions) total += s.heldBytes;
   const track = r.origin.cachedTrack("anon/live", "video");
-  if (track !== undefined) for (const g of track.groups()) total += g.byteLength;
+  for (const segment of track?.segments ?? []) for (const g of segment.source.groups()) total += g.byteLength;
   return total;
 }
 

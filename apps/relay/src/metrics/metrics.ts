@@ -14,6 +14,11 @@ export class RelayMetrics implements SessionStats {
   readonly #bytes: Counter<"direction">;
   readonly #oversized: Counter;
   readonly #skipped: Counter;
+  readonly #trackMoves: Counter<"reason">;
+  readonly #goaways: Counter<"direction">;
+  readonly #handovers: Counter<"outcome">;
+  readonly #peers: Gauge;
+  readonly #dials: Counter<"result">;
 
   constructor() {
     const registers = [this.registry];
@@ -26,6 +31,46 @@ export class RelayMetrics implements SessionStats {
     this.#bytes = new Counter({ name: "relay_frame_bytes_total", help: "Frame payload bytes", labelNames: ["direction"], registers });
     this.#skipped = new Counter({ name: "relay_groups_skipped_total", help: "Groups skipped for slow subscribers", registers });
     this.#oversized = new Counter({ name: "relay_groups_oversized_total", help: "Publishers' groups aborted past the per-group byte limit", registers });
+    this.#trackMoves = new Counter({
+      name: "relay_track_routes_total",
+      help: "Upstream copies a track started on (first) or resumed on after a route change (failover, handover)",
+      labelNames: ["reason"],
+      registers,
+    });
+    this.#goaways = new Counter({ name: "relay_goaway_total", help: "GOAWAY messages sent and received", labelNames: ["direction"], registers });
+    this.#handovers = new Counter({
+      name: "relay_handovers_total",
+      help: "Redirected peer links closed: migrated (every track moved) or deadline (the handover deadline passed)",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.#peers = new Gauge({ name: "relay_cluster_peers", help: "Cluster peers with a live session", registers });
+    this.#dials = new Counter({ name: "relay_cluster_dials_total", help: "Dials to cluster peers", labelNames: ["result"], registers });
+  }
+
+  /** A track started on, or moved to, an upstream copy. */
+  trackMoved(reason: "first" | "failover" | "handover"): void {
+    this.#trackMoves.inc({ reason });
+  }
+
+  /** A GOAWAY went out or came in. */
+  goaway(direction: "sent" | "received"): void {
+    this.#goaways.inc({ direction });
+  }
+
+  /** A redirected link was closed, after its tracks moved or at the deadline. */
+  handover(outcome: "migrated" | "deadline"): void {
+    this.#handovers.inc({ outcome });
+  }
+
+  /** A cluster peer's session came up (+1) or went (-1). */
+  peer(delta: 1 | -1): void {
+    this.#peers.inc(delta);
+  }
+
+  /** A dial to a cluster peer ended. */
+  dial(result: "ok" | "failed"): void {
+    this.#dials.inc({ result });
   }
 
   /** A session started on `transport` (ws or tcp). */

@@ -1,7 +1,7 @@
 import { Track } from "@handoff/moq-resume";
 import { describe, expect, it } from "vitest";
 import { Origin, type AnnounceEvent } from "./origin.js";
-import type { RouteSource } from "./route.js";
+import type { PlaceCopy, RouteSource } from "./route.js";
 
 /** A route source that counts the upstream subscriptions it was asked for. */
 function source(id: number): RouteSource & { asked: string[]; cancelled: number } {
@@ -9,13 +9,16 @@ function source(id: number): RouteSource & { asked: string[]; cancelled: number 
     id,
     asked: [] as string[],
     cancelled: 0,
-    subscribeUpstream(path: string, track: string) {
+    subscribeUpstream(path: string, track: string, _priority: number, place: PlaceCopy) {
       s.asked.push(`${path}:${track}`);
+      const copy = new Track(track);
+      place(copy);
       return {
-        track: new Track(track),
+        track: copy,
         cancel: () => {
           s.cancelled += 1;
         },
+        cap: () => undefined,
       };
     },
   };
@@ -61,7 +64,7 @@ describe("Origin", () => {
     o.announce("room/a", pub, []);
     const a = o.subscribe("room/a", "video", 0, undefined);
     if (!a.ok) throw new Error("not routed");
-    a.track.finish();
+    o.upstreamCopy("room/a", "video")?.finish();
     const b = o.subscribe("room/a", "video", 0, undefined);
     expect(b.ok && b.track !== a.track).toBe(true);
     expect(pub.asked).toHaveLength(2);

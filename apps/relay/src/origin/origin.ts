@@ -1,6 +1,7 @@
-import type { Track } from "@handoff/moq-resume";
+import { GroupReader, type ResumeTrack, type Track } from "@handoff/moq-resume";
 import { normalizePath, stripPathPrefix } from "@handoff/moq-resume/lite";
-import { bestRoute, compareRoutes, type Route, type RouteSource, type UpstreamTrack } from "./route.js";
+import { bestRoute, compareRoutes, type Route, type RouteSource } from "./route.js";
+import { SharedTrack, type SharedHost, type TrackMove } from "./shared-track.js";
 
 /** A broadcast became reachable (or stopped being reachable) for one watcher. */
 export interface AnnounceEvent {
@@ -16,7 +17,7 @@ export type SubscribeRefusal = "not-found" | "unavailable";
 
 /** The result of {@link Origin.subscribe}. */
 export type OriginSubscription =
-  | { readonly ok: true; readonly track: Track; readonly release: () => void }
+  | { readonly ok: true; readonly track: ResumeTrack; readonly release: () => void }
   | { readonly ok: false; readonly reason: SubscribeRefusal };
 
 interface Watcher {
@@ -26,28 +27,47 @@ interface Watcher {
   readonly visible: Set<string>;
 }
 
-interface Shared {
-  readonly upstream: UpstreamTrack;
-  readonly source: RouteSource;
-  refs: number;
+/** Options of an {@link Origin}. */
+export interface OriginOptions {
+  /** Groups a resumed track keeps when it parks into a cache (default 32). */
+  readonly cacheGroups?: number;
+  /** Told whenever a track starts on, or moves to, an upstream copy (logs, metrics). */
+  readonly onMove?: (move: TrackMove) => void;
 }
 
 /**
  * The relay's routing table, without I/O: broadcasts by path, each with the routes (sessions)
- * that announced it, announce watchers by prefix, and one shared upstream copy per track.
+ * that announced it, announce watchers by prefix, and one shared, resumed track per track: its
+ * upstream copy moves to another route on failover or drain without readers noticing.
  */
 export class Origin {
   /** This relay's hop id: appended to forwarded announces, and how loops are recognised. */
   readonly hopId: number;
   readonly #routes = new Map<string, Route[]>();
   readonly #watchers = new Set<Watcher>();
-  readonly #tracks = new Map<string, Shared>();
+  /** The shared track per path and name. */
+  readonly #tracks = new Map<string, SharedTrack>();
+  /** Every live track, shared or private (a reader whose own session feeds the shared one). */
+  readonly #live = new Set<SharedTrack>();
+  readonly #cacheGroups: number;
+  readonly #host: SharedHost;
   #order = 0;
 
   /** @param hopId non-zero, below 2^53 (old JS clients decode hop ids as u53) */
-  constructor(hopId: number) {
+  constructor(hopId: number, options: OriginOptions = {}) {
     if (!Number.isSafeInteger(hopId) || hopId <= 0) throw new RangeError(`invalid hop id ${String(hopId)}`);
     this.hopId = hopId;
+    this.#cacheGroups = options.cacheGroups ?? 32;
+    const onMove = options.onMove;
+    this.#host = {
+      routes: (path) => this.routes(path),
+      moved: (move) => onMove?.(move),
+      ended: (shared) => {
+        this.#live.delete(shared);
+        const key = trackKey(shared.path, shared.name);
+        if (this.#tracks.get(key) === shared) this.#tracks.delete(key);
+      },
+    };
   }
 
   /** Number of routable broadcasts. */
@@ -55,19 +75,55 @@ export class Origin {
     return this.#routes.size;
   }
 
-  /** Number of shared upstream track copies. */
+  /** Number of live upstream-fed tracks. */
   get sharedTracks(): number {
-    return this.#tracks.size;
+    return this.#live.size;
   }
 
   /** Adds (or refreshes) `source`'s route to `path`. */
   announce(path: string, source: RouteSource, hops: readonly number[], cost = 0): void {
     const key = normalizePath(path);
+    const previous = this.#routes.get(key)?.find((r) => r.source === source);
     const routes = (this.#routes.get(key) ?? []).filter((r) => r.source !== source);
-    routes.push({ source, hops: [...hops], cost, order: this.#order++ });
+    // A draining source stays draining when it re-announces.
+    routes.push({ source, hops: [...hops], cost, order: this.#order++, ...(previous?.draining === true ? { draining: true } : {}) });
     routes.sort(compareRoutes);
     this.#routes.set(key, routes);
     this.#notify(key);
+    this.#reroute(key);
+  }
+
+  /**
+   * Marks every route of `source` as draining (it sent GOAWAY): they sort last but still serve
+   * when they are the only way, and tracks fed through them move to the best live route.
+   */
+  drain(source: RouteSource): void {
+    const touched: string[] = [];
+    for (const [path, routes] of this.#routes) {
+      const at = routes.findIndex((r) => r.source === source);
+      const route = routes[at];
+      if (route === undefined || route.draining === true) continue;
+      routes[at] = { ...route, draining: true };
+      routes.sort(compareRoutes);
+      touched.push(path);
+    }
+    for (const path of touched) this.#reroute(path);
+  }
+
+  /** True when every broadcast `source` announced is also reachable through another live route. */
+  covered(source: RouteSource): boolean {
+    for (const routes of this.#routes.values()) {
+      if (!routes.some((r) => r.source === source)) continue;
+      if (!routes.some((r) => r.source !== source && r.draining !== true)) return false;
+    }
+    return true;
+  }
+
+  /** How many live tracks are fed by a copy from `source`. */
+  fedBy(source: RouteSource): number {
+    let count = 0;
+    for (const shared of this.#live) if (shared.source === source) count += 1;
+    return count;
   }
 
   /** Removes `source`'s route to `path`. */
@@ -80,6 +136,7 @@ export class Origin {
     if (left.length === 0) this.#routes.delete(key);
     else this.#routes.set(key, left);
     this.#notify(key);
+    this.#reroute(key);
   }
 
   /** Removes every route of `source` (its session ended). */
@@ -127,45 +184,50 @@ export class Origin {
 
   /**
    * Subscribes to `track` of `path` for a downstream reader coming from `requester`. All readers
-   * of a track share one upstream subscription, made on the best route that does not lead back
-   * to the requester; `release` drops this reader's share, and the last one cancels upstream.
+   * of a track share one resumed track fed by one upstream subscription, made on the best route
+   * that does not lead back to a requester; `release` drops this reader's share, and the last
+   * one cancels upstream.
    */
   subscribe(path: string, track: string, priority: number, requester: RouteSource | undefined): OriginSubscription {
-    const key = trackKey(normalizePath(path), track);
+    const normal = normalizePath(path);
+    const key = trackKey(normal, track);
     let shared = this.#tracks.get(key);
-    if (shared !== undefined && (shared.upstream.track.closed || shared.source === requester)) {
-      // An ended copy cannot serve a new reader; a copy fed by the requester itself would loop.
-      if (shared.upstream.track.closed) this.#tracks.delete(key);
+    if (shared?.ended === true) {
+      this.#tracks.delete(key);
       shared = undefined;
     }
-    if (shared === undefined) {
-      const route = bestRoute(this.routes(path), requester);
-      if (route === undefined) return { ok: false, reason: "not-found" };
-      const upstream = route.source.subscribeUpstream(normalizePath(path), track, priority);
-      if (upstream === undefined) return { ok: false, reason: "unavailable" };
-      shared = { upstream, source: route.source, refs: 0 };
-      if (!this.#tracks.has(key)) this.#tracks.set(key, shared);
+    if (shared === undefined || shared.source === requester) {
+      // A copy fed by the requester itself would loop: such a reader gets a private track.
+      const fresh = new SharedTrack(normal, track, priority, this.#host, this.#cacheGroups);
+      const started = fresh.start(requester);
+      if (started !== "ok") return { ok: false, reason: started };
+      this.#live.add(fresh);
+      if (shared === undefined) this.#tracks.set(key, fresh);
+      shared = fresh;
     }
-    const entry = shared;
-    entry.refs += 1;
-    let released = false;
-    return {
-      ok: true,
-      track: entry.upstream.track,
-      release: () => {
-        if (released) return;
-        released = true;
-        entry.refs -= 1;
-        if (entry.refs > 0) return;
-        entry.upstream.cancel();
-        if (this.#tracks.get(key) === entry) this.#tracks.delete(key);
-      },
-    };
+    return { ok: true, track: shared.resume, release: shared.join(requester) };
   }
 
-  /** The shared copy of a track currently subscribed upstream, if any (HTTP fetch reads it). */
-  cachedTrack(path: string, track: string): Track | undefined {
-    return this.#tracks.get(trackKey(normalizePath(path), track))?.upstream.track;
+  /** The resumed track readers of `track` of `path` share, if the relay is subscribed to it. */
+  cachedTrack(path: string, track: string): ResumeTrack | undefined {
+    return this.#tracks.get(trackKey(normalizePath(path), track))?.resume;
+  }
+
+  /** The upstream copy the shared `track` of `path` is filled by now, if any. */
+  upstreamCopy(path: string, track: string): Track | undefined {
+    return this.#tracks.get(trackKey(normalizePath(path), track))?.copy;
+  }
+
+  /** A reader of group `sequence` of a track the relay holds (across copies), if any holds it. */
+  fetchGroup(path: string, track: string, sequence: number): GroupReader | undefined {
+    const resume = this.cachedTrack(path, track);
+    const group = resume?.fetch(sequence);
+    if (resume === undefined || group === undefined) return undefined;
+    return new GroupReader(group, resume);
+  }
+
+  #reroute(path: string): void {
+    for (const shared of [...this.#live]) if (shared.path === path) shared.reroute();
   }
 
   #notify(path: string): void {

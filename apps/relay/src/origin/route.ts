@@ -1,4 +1,11 @@
-import type { Track } from "@handoff/moq-resume";
+import type { Boundary, Track } from "@handoff/moq-resume";
+
+/**
+ * Where a new upstream copy must start: called with the copy once the source is sure it can
+ * subscribe, before the SUBSCRIBE is written. The origin splices the copy into the resumed track
+ * and answers the boundary (undefined: live edge, for the first copy).
+ */
+export type PlaceCopy = (copy: Track) => Boundary | undefined;
 
 /**
  * Something that can serve a broadcast: a session whose peer announced it. The origin asks it
@@ -8,19 +15,26 @@ export interface RouteSource {
   /** Unique per source (a session id), for split horizon and logs. */
   readonly id: number;
   /**
-   * Subscribes to `track` of `path` from the peer. The returned track is filled as groups
-   * arrive and ends when the peer ends the subscription; `cancel` ends it from our side.
-   * Undefined when the source cannot subscribe now (closing, or over its limits).
+   * Subscribes to `track` of `path` from the peer, starting where `place` says. The returned
+   * copy is filled as groups arrive and ends when the peer ends the subscription; `cancel` ends
+   * it from our side. Undefined when the source cannot subscribe now (closing, over its limits);
+   * `place` is then not called.
    */
-  subscribeUpstream(path: string, track: string, priority: number): UpstreamTrack | undefined;
+  subscribeUpstream(path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined;
 }
 
-/** One upstream subscription: the shared copy and how to end it. */
+/** One upstream subscription: the copy and how to end it. */
 export interface UpstreamTrack {
   /** The copy the peer fills. */
   readonly track: Track;
-  /** Ends the subscription (the last downstream reader left). */
+  /** Ends the subscription (the last downstream reader left, or the track moved away). */
   cancel(): void;
+  /**
+   * Asks the peer to stop after group `last` (inclusive): the track moved to another route and
+   * this copy only has to finish what it owes. Falls back to {@link cancel} where the version
+   * cannot update a subscription.
+   */
+  cap(last: number): void;
 }
 
 /** One way to reach a broadcast. */
@@ -32,13 +46,19 @@ export interface Route {
   readonly cost: number;
   /** Arrival order, so a fresh announce beats a stale one on a tie. */
   readonly order: number;
+  /** The source said GOAWAY: the route sorts last but still serves if it is the only one. */
+  readonly draining?: boolean;
 }
 
 /**
- * Route preference: lowest cost, then fewest hops, then the most recent. The reference also
- * breaks ties by a hash of the hop ids; recency alone is deterministic enough for one relay.
+ * Route preference: a draining route last, then lowest cost, then fewest hops, then the most
+ * recent (so a reconnect of the same peer beats its stale route). The reference also breaks ties
+ * by a hash of the hop ids; recency alone is deterministic enough for one relay.
  */
 export function compareRoutes(a: Route, b: Route): number {
+  const drainA = a.draining === true ? 1 : 0;
+  const drainB = b.draining === true ? 1 : 0;
+  if (drainA !== drainB) return drainA - drainB;
   if (a.cost !== b.cost) return a.cost - b.cost;
   if (a.hops.length !== b.hops.length) return a.hops.length - b.hops.length;
   return b.order - a.order;
@@ -46,9 +66,14 @@ export function compareRoutes(a: Route, b: Route): number {
 
 /** The best route that does not lead back to `exclude` (split horizon), if any. */
 export function bestRoute(routes: readonly Route[], exclude: RouteSource | undefined): Route | undefined {
+  return bestRouteAvoiding(routes, (source) => source === exclude);
+}
+
+/** The best route whose source `avoid` does not reject, if any. */
+export function bestRouteAvoiding(routes: readonly Route[], avoid: (source: RouteSource) => boolean): Route | undefined {
   let best: Route | undefined;
   for (const route of routes) {
-    if (route.source === exclude) continue;
+    if (avoid(route.source)) continue;
     if (best === undefined || compareRoutes(route, best) < 0) best = route;
   }
   return best;

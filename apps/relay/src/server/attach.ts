@@ -34,6 +34,14 @@ export interface AttachOptions {
   /** When the token expires (epoch ms): the session is closed then. */
   readonly expiresAt: number | undefined;
   readonly remote: string;
+  /** Link cost of routes learnt from this peer (default 0; cluster links carry their own). */
+  readonly cost?: number;
+  /** Extra log fields (a cluster link names its peer). */
+  readonly logFields?: Readonly<Record<string, unknown>>;
+  /** The peer sent GOAWAY (after its routes were marked draining). */
+  readonly onGoaway?: (session: LiteSession, uri: string) => void;
+  /** The session ended. */
+  readonly onClosed?: (session: LiteSession, code: number, reason: string) => void;
 }
 
 /**
@@ -42,7 +50,7 @@ export interface AttachOptions {
  */
 export function attachSession(ctx: AttachContext, carrier: Carrier, options: AttachOptions): LiteSession {
   const id = ctx.nextId++;
-  const log = ctx.log.child({ session: id, remote: options.remote, transport: options.transport });
+  const log = ctx.log.child({ session: id, remote: options.remote, transport: options.transport, ...options.logFields });
   const timers: NodeJS.Timeout[] = [];
   let ended = false;
   const session = new LiteSession({
@@ -54,6 +62,7 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
     permissions: options.permissions,
     limits: ctx.limits,
     stats: ctx.metrics,
+    ...(options.cost === undefined ? {} : { cost: options.cost }),
     sink: {
       send: (bytes) => {
         if (!ended) carrier.send(bytes);
@@ -66,9 +75,13 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
         ctx.metrics.sessionClosed();
         log.info({ code, reason }, "session closed");
         carrier.end();
+        options.onClosed?.(session, code, reason);
       },
       goaway: (uri) => {
-        log.info({ uri }, "peer sent GOAWAY");
+        log.info({ uri }, "peer sent GOAWAY: its routes drain");
+        ctx.metrics.goaway("received");
+        ctx.origin.drain(session);
+        options.onGoaway?.(session, uri);
       },
     },
   });

@@ -19,7 +19,13 @@ async function start(): Promise<Relay> {
 }
 
 function fakeSource(track: Track): RouteSource {
-  return { id: 99, subscribeUpstream: () => ({ track, cancel: () => undefined }) };
+  return {
+    id: 99,
+    subscribeUpstream: (_path, _track, _priority, place) => {
+      place(track);
+      return { track, cancel: () => undefined, cap: () => undefined };
+    },
+  };
 }
 
 describe("HTTP endpoints", () => {

@@ -39,21 +39,26 @@ function fetchGroup(origin: Origin, rest: string, groupParam: string | null, res
     json(res, 400, { error: "use /fetch/<broadcast>/<track>?group=N" });
     return;
   }
-  const track = origin.cachedTrack(normal.slice(0, cut), normal.slice(cut + 1));
-  const group = track?.group(Number(groupParam));
-  if (group === undefined || group.lost) {
+  const reader = origin.fetchGroup(normal.slice(0, cut), normal.slice(cut + 1), Number(groupParam));
+  if (reader === undefined) {
     json(res, 404, { error: "group not held by this relay" });
     return;
   }
-  if (!group.finished) {
-    json(res, 425, { error: "group still open" });
-    return;
-  }
+  // Read across every copy that holds the group (it may have been continued after a takeover).
   const parts: Uint8Array[] = [];
-  for (let i = group.base; i < group.frameEnd; i++) {
-    const frame = group.frame(i);
-    if (frame === undefined) continue;
-    parts.push(varintBytes(frame.length), frame);
+  for (;;) {
+    const event = reader.readFrame();
+    if (event.kind === "frame") {
+      parts.push(varintBytes(event.payload.length), event.payload);
+      continue;
+    }
+    if (event.kind === "end") break;
+    if (event.kind === "pending") {
+      json(res, 425, { error: "group still open" });
+      return;
+    }
+    json(res, 404, { error: event.kind === "gap" ? "group incomplete on this relay" : "group not held by this relay" });
+    return;
   }
   res.writeHead(200, { "content-type": "application/octet-stream", "x-moq-frames": String(parts.length / 2) });
   res.end(Buffer.concat(parts));

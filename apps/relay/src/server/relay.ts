@@ -4,15 +4,17 @@ import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { authenticate, type AuthConfig } from "../auth/jwt.js";
+import { Cluster, type ClusterOptions } from "../cluster/cluster.js";
 import { ALLOW_ALL } from "../auth/permissions.js";
 import { RelayMetrics } from "../metrics/metrics.js";
 import { Origin } from "../origin/origin.js";
 import { RelayCode, type SessionLimits } from "../session/limits.js";
 import type { LiteSession } from "../session/session.js";
 import { versionMode } from "../session/version.js";
-import { createFraming, negotiateSubprotocol } from "../transport/index.js";
+import { createFraming, negotiateSubprotocol, TCP_MOQ_ALPNS } from "../transport/index.js";
 import { attachSession, type AttachContext } from "./attach.js";
 import { corkPerTick } from "./cork.js";
+import { drainSessions, type DrainResult } from "./drain.js";
 import { handleHttp } from "./http-routes.js";
 
 /** What the relay listens on and how it behaves. */
@@ -30,6 +32,18 @@ export interface RelayOptions {
   readonly limits: Partial<SessionLimits>;
   /** This relay's hop id (random below 2^53 when undefined). */
   readonly hopId?: number;
+  /** Peers to link to (none by default). */
+  readonly cluster?: ClusterOptions;
+}
+
+/** How to drain: where to send the peers, and for how long to keep serving them. */
+export interface DrainOptions {
+  /** The GOAWAY URI: a sibling (`tcp://…`, `ws://…`), or empty for "reconnect to the same endpoint". */
+  readonly uri: string;
+  /** How long to keep serving before closing what is left (0: close at once, no GOAWAY). */
+  readonly timeoutMs: number;
+  /** Stop accepting new sessions too (shutdown), instead of just moving the current ones. */
+  readonly stopAccepting: boolean;
 }
 
 /** A running relay. */
@@ -40,6 +54,14 @@ export interface Relay {
   readonly metrics: RelayMetrics;
   /** Open sessions. */
   readonly sessions: ReadonlySet<LiteSession>;
+  /** Links to the configured peers. */
+  readonly cluster: Cluster;
+  /**
+   * Sends GOAWAY to every session that connected to this relay (clients and peers that dialed
+   * it; links this relay dialed are left alone), serves them until they leave or the window
+   * passes, then closes the rest.
+   */
+  drain(options: DrainOptions): Promise<DrainResult>;
   /** Stops accepting, closes every session and listener. */
   close(): Promise<void>;
 }
@@ -75,10 +97,18 @@ function toBytes(data: RawData): Uint8Array {
 
 /** Starts the relay: WebSocket + HTTP, optional raw-TCP qmux and metrics listeners. */
 export async function startRelay(options: RelayOptions, log: Logger): Promise<Relay> {
-  const origin = new Origin(options.hopId ?? randomHopId());
   const metrics = new RelayMetrics();
+  const origin = new Origin(options.hopId ?? randomHopId(), {
+    ...(options.limits.trackCacheGroups === undefined ? {} : { cacheGroups: options.limits.trackCacheGroups }),
+    onMove: (move) => {
+      metrics.trackMoved(move.reason);
+      // One line per route change lets an operator follow a track across handovers by its path.
+      log.info({ track: `${move.path}/${move.track}`, reason: move.reason, fromSession: move.from, toSession: move.to, boundary: move.boundary }, "track routed");
+    },
+  });
   const sessions = new Set<LiteSession>();
   const ctx: AttachContext = { origin, metrics, log, limits: options.limits, sessions, nextId: 1 };
+  const cluster = new Cluster(ctx, options.cluster ?? { peers: [] });
   const sockets = new Set<Duplex>();
   let accepting = true;
 
@@ -188,7 +218,7 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
             role: "server",
             carrier: "stream",
             autoConsume: true,
-            params: { applicationProtocols: ["moq-lite-04", "moq-lite-03"] },
+            params: { applicationProtocols: [...TCP_MOQ_ALPNS] },
           });
           const cork = corkPerTick(socket);
           const permissions =
@@ -237,7 +267,12 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
     options.metricsPort === undefined
       ? undefined
       : createHttpServer((req: IncomingMessage, res: ServerResponse) => {
-          if (new URL(req.url ?? "/", "http://relay").pathname !== "/metrics") {
+          const url = new URL(req.url ?? "/", "http://relay");
+          if (url.pathname === "/goaway" && req.method === "POST") {
+            adminGoaway(url, res);
+            return;
+          }
+          if (url.pathname !== "/metrics") {
             res.writeHead(404).end();
             return;
           }
@@ -247,18 +282,44 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
           );
         });
 
+  const drain = (drainOptions: DrainOptions): Promise<DrainResult> => {
+    if (drainOptions.stopAccepting) accepting = false;
+    const targets = [...sessions].filter((s) => !cluster.dialed(s));
+    return drainSessions(targets, drainOptions.uri, drainOptions.timeoutMs, metrics, log);
+  };
+
+  // POST /goaway?uri=<sibling>&timeout=<ms> on the internal port: move this relay's sessions
+  // elsewhere without stopping it (SIGTERM drains and then stops).
+  function adminGoaway(url: URL, res: ServerResponse): void {
+    const timeoutText = url.searchParams.get("timeout") ?? "10000";
+    if (!/^\d+$/.test(timeoutText)) {
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "timeout must be milliseconds" }));
+      return;
+    }
+    const uri = url.searchParams.get("uri") ?? "";
+    const result = drain({ uri, timeoutMs: Number(timeoutText), stopAccepting: false });
+    res.writeHead(202, { "content-type": "application/json" }).end(JSON.stringify({ uri, timeoutMs: Number(timeoutText) }));
+    result.catch((err: unknown) => {
+      log.error({ err }, "drain failed");
+    });
+  }
+
   const httpPort = await listen(http, options.port, options.host);
   const tcpPort = tcp === undefined || options.tcpPort === undefined ? undefined : await listen(tcp, options.tcpPort, options.host);
   const metricsPort =
     metricsServer === undefined || options.metricsPort === undefined ? undefined : await listen(metricsServer, options.metricsPort, options.host);
 
+  cluster.start();
   return {
     ports: { http: httpPort, tcp: tcpPort, metrics: metricsPort },
     origin,
     metrics,
     sessions,
+    cluster,
+    drain,
     close: async () => {
       accepting = false;
+      cluster.stop();
       for (const session of [...sessions]) session.close(RelayCode.Shutdown, "relay shutting down");
       for (const client of wss.clients) client.terminate();
       const closing = [http, tcp, metricsServer].map(

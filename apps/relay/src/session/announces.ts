@@ -1,6 +1,7 @@
 import {
   type Announce,
   type AnnounceRequest,
+  hasTrackStream,
   isLegacy,
   joinPath,
   type LiteMessage,
@@ -21,6 +22,8 @@ export class Announces {
   readonly #ctx: SessionContext;
   /** Paths the peer announced and the origin holds for it. */
   readonly #announced = new Set<string>();
+  /** The peer's hop id from its ANNOUNCE_OK (lite-05): the implicit last hop of its announces. */
+  #peerHop: number | undefined;
   #requests = 0;
 
   constructor(ctx: SessionContext) {
@@ -62,11 +65,13 @@ export class Announces {
     this.#requests += 1;
     const visible = (e: AnnounceEvent): boolean =>
       allowed(ctx.permissions.subscribe, e.path) && (msg.excludeHop === 0 || !e.hops.includes(msg.excludeHop));
+    // lite-05 names our hop once, in ANNOUNCE_OK; before, every announce carries it last.
+    const lite05 = hasTrackStream(version);
     const toWire = (e: AnnounceEvent): Announce => ({
       type: "announce",
       status: e.active ? "active" : "ended",
       suffix: stripPathPrefix(prefix, e.path) ?? "",
-      hops: e.active ? [...e.hops, ctx.origin.hopId] : [],
+      hops: !e.active ? [] : lite05 ? [...e.hops] : [...e.hops, ctx.origin.hopId],
     });
     const sent = new Set<string>();
     const watch = ctx.origin.watch(prefix, ctx.self, (e) => {
@@ -82,6 +87,7 @@ export class Announces {
     const messages: LiteMessage[] = isLegacy(version)
       ? [{ type: "announce_init", suffixes: initial.map((e) => stripPathPrefix(prefix, e.path) ?? "") }]
       : initial.map(toWire);
+    if (lite05) messages.unshift({ type: "announce_ok", hopId: ctx.origin.hopId, activeCount: initial.length });
     if (messages.length > 0) ctx.io.write(id, writer.encodeAll(messages), false);
     ctx.handlers.set(id, {
       kind: "announce-serve",
@@ -109,10 +115,14 @@ export class Announces {
       const msg = step.message;
       if (msg.type === "announce_init") {
         for (const suffix of msg.suffixes) this.#learn(suffix, true, []);
+      } else if (msg.type === "announce_ok") {
+        this.#peerHop = msg.hopId === 0 ? undefined : msg.hopId;
       } else if (msg.type === "announce") {
+        const hops = this.#peerHop === undefined || msg.status === "ended" ? msg.hops : [...msg.hops, this.#peerHop];
         // A broadcast that already went through us has looped: discard it.
-        if (msg.hops.includes(ctx.origin.hopId)) continue;
-        this.#learn(msg.suffix, msg.status !== "ended", msg.hops);
+        if (hops.includes(ctx.origin.hopId)) continue;
+        // A restart (lite-05) replaces the route: announcing again from this source does that.
+        this.#learn(msg.suffix, msg.status !== "ended", hops);
       }
     }
   }

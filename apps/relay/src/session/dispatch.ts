@@ -1,9 +1,14 @@
-import { type LiteMessage, LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
+import { hasTrackStream, LITE_05, type LiteMessage, LiteStreamReader, type LiteVersion, UniStreamType } from "@handoff/moq-resume/lite";
 import type { StreamId } from "../transport/index.js";
 import type { Announces } from "./announces.js";
 import { refuse, type SessionContext } from "./context.js";
+import { fetchDone, type GroupFetcher, serveFetch } from "./fetch.js";
 import type { Handler } from "./handler.js";
+import { RelayCode } from "./limits.js";
+import { answerProbe } from "./probe.js";
 import type { Serving } from "./serving.js";
+import type { SetupExchange } from "./setup-stream.js";
+import { serveTrack } from "./track-info.js";
 import { InboundGroup } from "./upstream.js";
 import type { Upstreams } from "./upstreams.js";
 
@@ -16,7 +21,44 @@ export interface DispatchHooks {
 }
 
 /** The handlers that read control messages off an accepted bidi stream. */
-type ControlHandler = Extract<Handler, { kind: "accepted" | "announce-serve" | "subscribe-serve" | "ignore" }>;
+type ControlHandler = Extract<Handler, { kind: "accepted" | "announce-serve" | "subscribe-serve" | "ignore" | "answered" | "fetch-serve" }>;
+
+function isControl(handler: Handler): handler is ControlHandler {
+  switch (handler.kind) {
+    case "accepted":
+    case "announce-serve":
+    case "subscribe-serve":
+    case "ignore":
+    case "answered":
+    case "fetch-serve":
+      return true;
+    case "setup":
+    case "announce-intake":
+    case "upstream":
+    case "group-in":
+    case "group-out":
+    case "goaway-out":
+    case "uni-pending":
+    case "setup-in":
+      return false;
+    default: {
+      const never: never = handler;
+      throw new Error(`unexpected handler ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * Request bytes a lite-05 peer may send before its SETUP is read (they wait, unread, until it
+ * is): more than a few requests' worth means the SETUP is not coming.
+ */
+export const MAX_BYTES_BEFORE_SETUP = 64 * 1024;
+
+/** Where FETCH and its wake-ups come from (the origin). */
+export interface FetchSource extends GroupFetcher {
+  /** The shared copy of a track the relay holds, if any (its watch wakes an open group's fetch). */
+  cachedTrack(path: string, track: string): { watch(listener: () => void): () => void } | undefined;
+}
 
 /**
  * Routes each stream's events to the module that owns its kind: control streams the peer opened
@@ -29,12 +71,36 @@ export class StreamDispatch {
     private readonly serving: Serving,
     private readonly upstreams: Upstreams,
     private readonly hooks: DispatchHooks,
+    /** The lite-05 SETUP exchange: requests wait until it is complete. */
+    private readonly setup: SetupExchange,
+    private readonly fetcher: FetchSource,
   ) {}
 
-  /** A stream the peer opened once the version is known: bidi is control, uni is a group. */
+  #waiting = 0;
+
+  /** A stream the peer opened once the version is known: bidi is control, uni a group (or lite-05 SETUP). */
   opened(id: StreamId, bidi: boolean, version: LiteVersion): void {
     if (bidi) this.ctx.handlers.set(id, { kind: "accepted", reader: new LiteStreamReader({ role: "accepted-bidi", version }) });
+    else if (hasTrackStream(version)) this.ctx.handlers.set(id, { kind: "uni-pending" });
     else this.ctx.handlers.set(id, { kind: "group-in", group: new InboundGroup(version, this.ctx.limits.maxGroupBytes) });
+  }
+
+  /** The lite-05 SETUP exchange completed: handle the requests that waited for it. */
+  resume(): void {
+    this.#waiting = 0;
+    for (const [id, handler] of [...this.ctx.handlers]) if (isControl(handler)) this.#control(id);
+  }
+
+  /** The framing has room again: continue the fetches it blocked. */
+  writable(): void {
+    for (const [id, handler] of [...this.ctx.handlers]) {
+      if (handler.kind === "fetch-serve" && handler.fetch.pump() === "done") fetchDone(this.ctx, id, handler.fetch);
+    }
+  }
+
+  /** Requests wait (unread) until a lite-05 peer's SETUP is accepted. */
+  get #held(): boolean {
+    return this.ctx.version === LITE_05 && !this.setup.complete;
   }
 
   /** Bytes (and FIN) on stream `id`. */
@@ -49,9 +115,24 @@ export class StreamDispatch {
       case "announce-serve":
       case "subscribe-serve":
       case "ignore":
+      case "answered":
+      case "fetch-serve":
         handler.reader.push(bytes);
         if (fin) handler.reader.end();
+        if (this.#held) {
+          this.#waiting += bytes.length;
+          if (this.#waiting > MAX_BYTES_BEFORE_SETUP) this.ctx.close(RelayCode.TooMany, "requests without SETUP");
+          return;
+        }
         this.#control(id);
+        return;
+      case "uni-pending":
+        this.#classifyUni(id, bytes, fin);
+        return;
+      case "setup-in":
+        handler.reader.push(bytes);
+        if (fin) handler.reader.end();
+        this.setup.read(id, handler.reader);
         return;
       case "announce-intake":
         handler.reader.push(bytes);
@@ -109,6 +190,23 @@ export class StreamDispatch {
       case "setup":
         ctx.close(code, "session stream reset");
         return;
+      case "setup-in":
+        if (stopSending) return;
+        ctx.close(code, "setup stream reset");
+        return;
+      case "uni-pending":
+        ctx.handlers.delete(id);
+        return;
+      case "fetch-serve":
+        ctx.handlers.delete(id);
+        handler.fetch.abandon(code);
+        if (!stopSending) ctx.io.stopSending(id, code);
+        return;
+      case "answered":
+        // A PROBE or TRACK stream is never reset by us: close our side cleanly.
+        ctx.handlers.delete(id);
+        ctx.io.write(id, new Uint8Array(0), true);
+        return;
       case "accepted":
       case "ignore":
       case "goaway-out":
@@ -125,8 +223,7 @@ export class StreamDispatch {
   #control(id: StreamId): void {
     for (;;) {
       const handler = this.ctx.handlers.get(id);
-      if (handler === undefined) return;
-      if (handler.kind !== "accepted" && handler.kind !== "announce-serve" && handler.kind !== "subscribe-serve" && handler.kind !== "ignore") return;
+      if (handler === undefined || !isControl(handler) || this.#held) return;
       const step = handler.reader.next();
       switch (step.kind) {
         case "need_more":
@@ -150,10 +247,22 @@ export class StreamDispatch {
 
   #controlMessage(id: StreamId, handler: ControlHandler, msg: LiteMessage): void {
     if (msg.type === "stream_header") {
-      // PROBE (answered by leaving it open: an error there closes @moq/lite's whole session),
-      // GOAWAY and the rest are read and otherwise ignored.
-      if (msg.kind !== "announce" && msg.kind !== "subscribe" && handler.kind === "accepted") {
+      if (handler.kind !== "accepted") return;
+      if (msg.kind === "probe") {
+        this.ctx.handlers.set(id, { kind: "answered", reader: handler.reader });
+        answerProbe(this.ctx, id);
+      } else if (msg.kind !== "announce" && msg.kind !== "subscribe" && msg.kind !== "track" && msg.kind !== "fetch") {
+        // GOAWAY is read and surfaced; nothing is answered on it.
         this.ctx.handlers.set(id, { kind: "ignore", reader: handler.reader });
+      }
+    } else if (msg.type === "probe") {
+      if (handler.kind === "answered") answerProbe(this.ctx, id);
+    } else if (msg.type === "track") {
+      if (handler.kind === "accepted") serveTrack(this.ctx, id, handler.reader, msg);
+    } else if (msg.type === "fetch") {
+      if (handler.kind === "accepted") {
+        const fetcher = this.fetcher;
+        serveFetch(this.ctx, fetcher, (path, track, listener) => fetcher.cachedTrack(path, track)?.watch(listener), id, handler.reader, msg);
       }
     } else if (msg.type === "announce_request") {
       if (handler.kind === "accepted") this.announces.serve(id, handler.reader, msg);
@@ -169,6 +278,12 @@ export class StreamDispatch {
 
   #controlEnd(id: StreamId, handler: ControlHandler): void {
     const ctx = this.ctx;
+    if (handler.kind === "fetch-serve") {
+      // The peer has asked all it will; the frames still go out, to FIN or reset.
+      handler.fetch.peerDone = true;
+      if (handler.fetch.done) ctx.handlers.delete(id);
+      return;
+    }
     ctx.handlers.delete(id);
     if (handler.kind === "subscribe-serve" && handler.sub !== undefined) {
       // The peer unsubscribed (FIN): stop sending and close our side too.
@@ -182,10 +297,37 @@ export class StreamDispatch {
   #controlFailed(id: StreamId, handler: ControlHandler, code: number): void {
     const ctx = this.ctx;
     ctx.handlers.delete(id);
-    if (handler.kind === "subscribe-serve" && handler.sub !== undefined) this.serving.end(handler.sub, code);
+    if (handler.kind === "answered") {
+      // Never reset a PROBE stream (@moq/lite closes its session on that): stop reading, FIN ours.
+      ctx.io.stopSending(id, code);
+      ctx.io.write(id, new Uint8Array(0), true);
+    } else if (handler.kind === "fetch-serve") {
+      handler.fetch.abandon(code);
+      ctx.io.stopSending(id, code);
+    } else if (handler.kind === "subscribe-serve" && handler.sub !== undefined) this.serving.end(handler.sub, code);
     else {
       if (handler.kind === "announce-serve") handler.close();
       refuse(ctx.io, id, true, code);
     }
+  }
+
+  /** A lite-05 uni stream's first byte tells a SETUP (type 1) from a group (type 0). */
+  #classifyUni(id: StreamId, bytes: Uint8Array, fin: boolean): void {
+    const ctx = this.ctx;
+    const version = ctx.version;
+    if (version === undefined) return;
+    const first = bytes[0];
+    if (first === undefined) {
+      if (fin) ctx.handlers.delete(id);
+      return;
+    }
+    if (first === UniStreamType.Setup) {
+      if (!this.setup.claim(id)) return;
+      ctx.handlers.set(id, { kind: "setup-in", reader: new LiteStreamReader({ role: "accepted-uni", version }) });
+    } else {
+      // Anything else is read as a group; the group reader rejects a bad type with its code.
+      ctx.handlers.set(id, { kind: "group-in", group: new InboundGroup(version, ctx.limits.maxGroupBytes) });
+    }
+    this.data(id, bytes, fin);
   }
 }

@@ -53,4 +53,8 @@ export const RelayCode = {
   Version: 9,
   /** The relay is shutting down. */
   Shutdown: 503,
+  /** The peer broke a protocol rule (a second GOAWAY); the reference's code. */
+  ProtocolViolation: 15,
+  /** The session moved to another relay (GOAWAY handover done, or its deadline passed). */
+  GoingAway: 0x10,
 } as const;

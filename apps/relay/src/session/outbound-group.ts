@@ -93,7 +93,7 @@ export class OutboundGroup implements Scheduled {
       switch (event.kind) {
         case "frame":
           this.stats.frame("out", event.payload.length);
-          this.#chunks.push(this.#encode(event.payload));
+          this.#chunks.push(this.#encode(event.payload, event.timestamp));
           continue;
         case "gap":
           // Frames that no copy holds cannot be sent; the rest of the group still can.
@@ -116,14 +116,16 @@ export class OutboundGroup implements Scheduled {
     }
   }
 
-  #encode(payload: Uint8Array): Uint8Array {
+  #encode(payload: Uint8Array, timestamp: number | undefined): Uint8Array {
     // Every subscriber of a track reads the same payload object, and before lite-05 a frame's
     // bytes do not depend on the stream: encode it once for all of them. One buffer per frame
     // also makes header and payload leave in one STREAM frame (one WebSocket message).
     const shareable = !framesHaveTimestamps(this.version);
     const cached = shareable ? encodedFrames.get(payload) : undefined;
     if (cached !== undefined) return cached;
-    const head = this.#frames.header(payload.length);
+    // lite-05 carries the publisher's timestamp unchanged; a frame from a lite-01..04 publisher
+    // has none and goes out as 0 (see the README).
+    const head = this.#frames.header(payload.length, shareable ? undefined : (timestamp ?? 0));
     const out = new Uint8Array(head.length + payload.length);
     out.set(head, 0);
     out.set(payload, head.length);

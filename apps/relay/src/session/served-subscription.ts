@@ -1,4 +1,4 @@
-import type { GroupReader, Track, TrackReader } from "@handoff/moq-resume";
+import type { GroupReader, ResumeTrack, Track, TrackReader } from "@handoff/moq-resume";
 import type { Subscribe, SubscribeUpdate } from "@handoff/moq-resume/lite";
 import type { StreamId } from "../transport/index.js";
 
@@ -27,7 +27,7 @@ export class ServedSubscription {
   openGroups = 0;
   readonly #reader: TrackReader<Track>;
   readonly #unwatch: () => void;
-  readonly #end: number | undefined;
+  #end: number | undefined;
   #ended = false;
   #closed = false;
 
@@ -35,7 +35,7 @@ export class ServedSubscription {
     /** The bidi stream the SUBSCRIBE came on. */
     readonly streamId: StreamId,
     msg: Subscribe,
-    track: Track,
+    track: ResumeTrack,
     private readonly release: () => void,
     private readonly host: ServeHost,
   ) {
@@ -102,6 +102,7 @@ export class ServedSubscription {
     this.priority = msg.priority;
     if (msg.startGroup !== undefined) this.#reader.startAt(msg.startGroup);
     this.#reader.endAt(msg.endGroup);
+    this.#end = msg.endGroup;
     this.pump();
   }
 

@@ -8,6 +8,7 @@ import { RelayCode } from "./limits.js";
 import { OutboundGroup } from "./outbound-group.js";
 import { compareScheduled, victim } from "./scheduler.js";
 import { ServedSubscription } from "./served-subscription.js";
+import { SubscribeResponder } from "./subscribe-response.js";
 
 /**
  * The subscribe-serving side of a session: the peer's SUBSCRIBEs served from the origin's shared
@@ -18,6 +19,7 @@ export class Serving {
   readonly #served = new Set<ServedSubscription>();
   readonly #outbound: OutboundGroup[] = [];
   readonly #owner = new Map<OutboundGroup, ServedSubscription>();
+  readonly #responders = new Map<ServedSubscription, SubscribeResponder>();
   #groupOrder = 0;
   #flushing = false;
 
@@ -46,7 +48,8 @@ export class Serving {
   serve(id: StreamId, reader: LiteStreamReader, msg: Subscribe): void {
     const ctx = this.#ctx;
     const writer = ctx.writer;
-    if (writer === undefined) return;
+    const version = ctx.version;
+    if (writer === undefined || version === undefined) return;
     const path = joinPath(ctx.root, msg.broadcast);
     const turnDown = (code: number): void => {
       ctx.handlers.set(id, { kind: "ignore", reader });
@@ -67,19 +70,10 @@ export class Serving {
     }
     const entry: Handler = { kind: "subscribe-serve", reader, sub: undefined };
     ctx.handlers.set(id, entry);
-    ctx.io.write(
-      id,
-      writer.encode({
-        type: "subscribe_ok",
-        priority: msg.priority,
-        ordered: msg.ordered,
-        maxLatency: msg.maxLatency,
-        startGroup: msg.startGroup,
-        endGroup: msg.endGroup,
-      }),
-      false,
-    );
+    const responder = new SubscribeResponder(ctx.io, writer, version, id, msg);
+    responder.accepted();
     const sub = new ServedSubscription(id, msg, routed.track, routed.release, ctx.self);
+    this.#responders.set(sub, responder);
     entry.sub = sub;
     this.#served.add(sub);
     ctx.stats.subscription(1);
@@ -91,6 +85,7 @@ export class Serving {
     const ctx = this.#ctx;
     const version = ctx.version;
     if (version === undefined) return;
+    this.#responders.get(sub)?.group(group.sequence);
     const out = new OutboundGroup(version, sub.id, group, () => sub.priority, this.#groupOrder++, ctx.stats);
     sub.openGroups += 1;
     this.#outbound.push(out);
@@ -113,12 +108,15 @@ export class Serving {
     ctx.stats.subscription(-1);
     sub.close();
     ctx.handlers.delete(sub.streamId);
+    this.#responders.get(sub)?.finished();
+    this.#responders.delete(sub);
     ctx.io.write(sub.streamId, new Uint8Array(0), true);
   }
 
   /** Ends a served subscription: FIN (code undefined) or reset with `code`; its groups stop. */
   end(sub: ServedSubscription, code: number | undefined): void {
     if (!this.#served.delete(sub)) return;
+    this.#responders.delete(sub);
     const ctx = this.#ctx;
     ctx.stats.subscription(-1);
     sub.close();
@@ -166,6 +164,7 @@ export class Serving {
       this.#ctx.stats.subscription(-1);
     }
     this.#served.clear();
+    this.#responders.clear();
     this.#outbound.length = 0;
     this.#owner.clear();
   }

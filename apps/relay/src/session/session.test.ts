@@ -153,7 +153,7 @@ describe("LiteSession", () => {
     publisher.write(pubAnnounce, publisher.writer.encode({ type: "announce", status: "active", suffix: "cam", hops: [] }));
     const sub = new TestPeer(origin, { id: 2, limits: { maxOutboundGroups: 1 }, stats });
     sub.open([{ type: "stream_header", kind: "subscribe" }, subscribe(0, "cam")]);
-    const track = origin.cachedTrack("cam", "video");
+    const track = origin.upstreamCopy("cam", "video");
     if (track === undefined) throw new Error("no shared track");
     // Two open groups at once: the limit of one outbound group skips the older.
     track.createGroup(0).write(Uint8Array.of(0));
@@ -199,7 +199,7 @@ describe("LiteSession", () => {
     expect(publisher.events.filter((e) => e.kind === "stop-sending" && e.streamId === group.streamId).map((e) => (e.kind === "stop-sending" ? e.code : -1))).toEqual([
       RelayCode.TooLarge,
     ]);
-    expect(origin.cachedTrack("cam", "video")?.group(0)?.lost).toBe(true);
+    expect(origin.upstreamCopy("cam", "video")?.group(0)?.lost).toBe(true);
     const [down] = sub.opened(false);
     expect(sub.resets(down ?? -1)).toHaveLength(1);
   });
@@ -257,8 +257,8 @@ describe("LiteSession", () => {
     const high = { ...subscribe(2, "cam", 9), track: "high" };
     sub.open([{ type: "stream_header", kind: "subscribe" }, low]);
     sub.open([{ type: "stream_header", kind: "subscribe" }, high]);
-    const lowTrack = origin.cachedTrack("cam", "low");
-    const highTrack = origin.cachedTrack("cam", "high");
+    const lowTrack = origin.upstreamCopy("cam", "low");
+    const highTrack = origin.upstreamCopy("cam", "high");
     if (lowTrack === undefined || highTrack === undefined) throw new Error("tracks not shared");
     const first = lowTrack.createGroup(0);
     first.write(Uint8Array.of(0));

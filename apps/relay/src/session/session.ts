@@ -1,8 +1,8 @@
 import type { GroupReader } from "@handoff/moq-resume";
-import { hasGoaway, LiteStreamReader, LiteStreamWriter, type LiteVersion, normalizePath } from "@handoff/moq-resume/lite";
+import { hasGoaway, hasTrackStream, LiteStreamReader, LiteStreamWriter, type LiteVersion, normalizePath } from "@handoff/moq-resume/lite";
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
-import type { RouteSource, UpstreamTrack } from "../origin/route.js";
+import type { PlaceCopy, RouteSource, UpstreamTrack } from "../origin/route.js";
 import type { FramingEvent, FramingSession, StreamId } from "../transport/index.js";
 import { Announces } from "./announces.js";
 import { refuse, type SessionContext } from "./context.js";
@@ -11,6 +11,7 @@ import type { Handler } from "./handler.js";
 import { DEFAULT_SESSION_LIMITS, RelayCode, type SessionLimits } from "./limits.js";
 import type { ServedSubscription, ServeHost } from "./served-subscription.js";
 import { Serving } from "./serving.js";
+import { SetupExchange } from "./setup-stream.js";
 import { NO_STATS, type SessionStats } from "./stats.js";
 import type { StreamIo } from "./stream-io.js";
 import { Upstreams } from "./upstreams.js";
@@ -22,7 +23,7 @@ export interface SessionSink {
   send(bytes: Uint8Array): void;
   /** The session is over; close the socket once the sends are flushed. */
   closed(code: number, reason: string): void;
-  /** The peer sent GOAWAY (lite-04): acting on the redirect is a later issue, it is surfaced here. */
+  /** The peer sent GOAWAY (lite-04+): reconnect to `uri` (empty: the same endpoint) and migrate. */
   goaway?(uri: string): void;
 }
 
@@ -62,10 +63,14 @@ export class LiteSession implements RouteSource, ServeHost {
   readonly #serving: Serving;
   readonly #upstreams: Upstreams;
   readonly #dispatch: StreamDispatch;
+  readonly #setup: SetupExchange;
+  /** The connection's path scope; a lite-05 SETUP Path may narrow it. */
+  #root: string;
   #version: LiteVersion | undefined;
   #writer: LiteStreamWriter | undefined;
   #transportReady = false;
   #setupStream: StreamId | undefined;
+  #goawayReceived = false;
   #draining = false;
   #closed = false;
 
@@ -100,11 +105,15 @@ export class LiteSession implements RouteSource, ServeHost {
     const version = (): LiteVersion | undefined => this.#version;
     const writer = (): LiteStreamWriter | undefined => this.#writer;
     const closed = (): boolean => this.#closed;
+    this.#root = normalizePath(options.root);
+    const root = (): string => this.#root;
     const ctx: SessionContext = {
       io: this.#io,
       handlers: this.#handlers,
       origin: this.#origin,
-      root: normalizePath(options.root),
+      get root() {
+        return root();
+      },
       permissions,
       limits,
       stats,
@@ -129,14 +138,20 @@ export class LiteSession implements RouteSource, ServeHost {
     this.#announces = new Announces(ctx);
     this.#serving = new Serving(ctx);
     this.#upstreams = new Upstreams(ctx);
+    this.#setup = new SetupExchange(ctx, this.#root, (narrowed, role) => {
+      this.#root = narrowed;
+      // A subscriber-only peer publishes nothing: no need to ask it.
+      if (role !== "subscriber") this.#announces.request();
+      this.#dispatch.resume();
+    });
     this.#dispatch = new StreamDispatch(ctx, this.#announces, this.#serving, this.#upstreams, {
       setupData: (id, reader, bytes, fin) => {
         this.#onSetupData(id, reader, bytes, fin);
       },
       goaway: (uri) => {
-        this.#sink.goaway?.(uri);
+        this.#onGoaway(uri);
       },
-    });
+    }, this.#setup, this.#origin);
   }
 
   /** The negotiated version, once known. */
@@ -147,6 +162,16 @@ export class LiteSession implements RouteSource, ServeHost {
   /** True once the session ended. */
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** True once the peer sent GOAWAY. */
+  get goawayReceived(): boolean {
+    return this.#goawayReceived;
+  }
+
+  /** Upstream subscriptions this session holds on its peer. */
+  get upstreamSubscriptions(): number {
+    return this.#upstreams.count;
   }
 
   /** Downstream subscriptions being served. */
@@ -217,8 +242,8 @@ export class LiteSession implements RouteSource, ServeHost {
   // --- RouteSource ---
 
   /** @inheritdoc */
-  subscribeUpstream(path: string, track: string, priority: number): UpstreamTrack | undefined {
-    return this.#upstreams.subscribe(path, track, priority);
+  subscribeUpstream(path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined {
+    return this.#upstreams.subscribe(path, track, priority, place);
   }
 
   // --- ServeHost ---
@@ -270,7 +295,9 @@ export class LiteSession implements RouteSource, ServeHost {
       case "ready":
         this.#transportReady = true;
         if (this.#mode.kind === "transport") this.#versionFromTransport();
-        if (this.#version !== undefined) this.#announces.request();
+        // lite-05 exchanges SETUPs first; announces are asked for once the peer's is read.
+        if (this.#version !== undefined && hasTrackStream(this.#version)) this.#setup.send();
+        else if (this.#version !== undefined) this.#announces.request();
         return;
       case "stream-opened":
         this.#onStreamOpened(event.streamId, event.bidi);
@@ -285,6 +312,7 @@ export class LiteSession implements RouteSource, ServeHost {
       case "writable":
       case "streams-available":
         this.#serving.flush();
+        this.#dispatch.writable();
         return;
       case "closed":
         this.#teardown(event.code, event.reason);
@@ -356,6 +384,16 @@ export class LiteSession implements RouteSource, ServeHost {
       this.#io.write(id, new LiteStreamWriter(version).encode({ type: "server_setup", version, parameters: [] }), false);
       if (this.#transportReady) this.#announces.request();
     }
+  }
+
+  #onGoaway(uri: string): void {
+    if (this.#goawayReceived) {
+      // One GOAWAY per session: a second is a protocol violation.
+      this.close(RelayCode.ProtocolViolation, "second GOAWAY");
+      return;
+    }
+    this.#goawayReceived = true;
+    this.#sink.goaway?.(uri);
   }
 
   // --- teardown ---

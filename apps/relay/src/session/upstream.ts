@@ -1,4 +1,4 @@
-import { Track, type Group } from "@handoff/moq-resume";
+import { Track, type Boundary, type Group } from "@handoff/moq-resume";
 import { LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
 import type { StreamId } from "../transport/index.js";
 import type { StreamIo } from "./stream-io.js";
@@ -12,6 +12,11 @@ export class UpstreamSubscription {
   readonly track: Track;
   readonly #reader: LiteStreamReader;
   #cancelled = false;
+  /**
+   * Where this copy continues a group another copy left open: the peer sends that group from its
+   * first frame, and the frames below `frame` are already held, so they are skipped.
+   */
+  continuation: Boundary | undefined;
 
   constructor(
     /** Our subscribe id (the peer puts it in each GROUP header). */
@@ -65,6 +70,11 @@ export class UpstreamSubscription {
     this.track.finish();
   }
 
+  /** The first frame of group `sequence` this copy must keep (frames below it are skipped). */
+  firstFrame(sequence: number): number {
+    return this.continuation?.group === sequence ? this.continuation.frame : 0;
+  }
+
   /** The session is gone: readers drain what they have and then see the track dropped. */
   drop(): void {
     this.track.drop();
@@ -79,6 +89,8 @@ export class InboundGroup {
   readonly #reader: LiteStreamReader;
   #group: Group | undefined;
   #bytes = 0;
+  /** Frames still to skip at the head of a continued group. */
+  #skip = 0;
 
   constructor(
     version: LiteVersion,
@@ -89,14 +101,14 @@ export class InboundGroup {
   }
 
   /**
-   * Feeds stream bytes. `lookup` resolves the subscribe id of the header to the copy to fill.
-   * Returns what the session must do with the stream: `oversized` means the group went past
-   * its byte limit and was aborted (readers see it lost).
+   * Feeds stream bytes. `lookup` resolves the subscribe id of the header to the subscription
+   * whose copy to fill. Returns what the session must do with the stream: `oversized` means the
+   * group went past its byte limit and was aborted (readers see it lost).
    */
   receive(
     bytes: Uint8Array,
     fin: boolean,
-    lookup: (subscribeId: number) => Track | undefined,
+    lookup: (subscribeId: number) => UpstreamSubscription | undefined,
     onFrame: (bytes: number) => void,
   ): "more" | "done" | "ignore" | "oversized" | { readonly error: number } {
     this.#reader.push(bytes);
@@ -115,10 +127,13 @@ export class InboundGroup {
         case "message": {
           const msg = step.message;
           if (msg.type === "group") {
-            const track = lookup(msg.subscribe);
-            if (track === undefined || track.closed) return "ignore";
+            const sub = lookup(msg.subscribe);
+            const track = sub?.track;
+            if (sub === undefined || track === undefined || track.closed) return "ignore";
+            const firstFrame = sub.firstFrame(msg.sequence);
             try {
-              this.#group = track.createGroup(msg.sequence);
+              this.#group = track.createGroup(msg.sequence, { firstFrame });
+              this.#skip = firstFrame;
             } catch {
               // A duplicate or a closed copy: nobody needs these bytes.
               return "ignore";
@@ -126,6 +141,11 @@ export class InboundGroup {
           } else if (msg.type === "frame") {
             const group = this.#group;
             if (group === undefined || group.sealed) return "ignore";
+            if (this.#skip > 0) {
+              // Already held from the copy this one continues.
+              this.#skip -= 1;
+              continue;
+            }
             this.#bytes += msg.payload.length;
             if (this.#bytes > this.maxBytes) {
               // Aborting drops the frames already cached, so the limit bounds what the group holds.
@@ -133,7 +153,7 @@ export class InboundGroup {
               return "oversized";
             }
             onFrame(msg.payload.length);
-            group.write(msg.payload);
+            group.write(msg.payload, msg.timestamp);
           }
           continue;
         }

@@ -1,5 +1,5 @@
-import { stripPathPrefix, type Subscribe } from "@handoff/moq-resume/lite";
-import type { UpstreamTrack } from "../origin/route.js";
+import { hasExtendedSubscribe, stripPathPrefix, type Subscribe } from "@handoff/moq-resume/lite";
+import type { PlaceCopy, UpstreamTrack } from "../origin/route.js";
 import type { StreamId } from "../transport/index.js";
 import { refuse, type SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
@@ -18,8 +18,16 @@ export class Upstreams {
     this.#ctx = ctx;
   }
 
-  /** Subscribes to `track` of `path` on the peer; undefined when it cannot (limits, scope, closed). */
-  subscribe(path: string, track: string, priority: number): UpstreamTrack | undefined {
+  /** Live upstream subscriptions on this peer. */
+  get count(): number {
+    return this.#subs.size;
+  }
+
+  /**
+   * Subscribes to `track` of `path` on the peer from where `place` says; undefined when it
+   * cannot (limits, scope, closed), and then `place` is not called.
+   */
+  subscribe(path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined {
     const ctx = this.#ctx;
     const version = ctx.version;
     const writer = ctx.writer;
@@ -33,6 +41,8 @@ export class Upstreams {
     const sub = new UpstreamSubscription(id, streamId, version, track, priority, ctx.limits.trackCacheGroups);
     this.#subs.set(id, sub);
     ctx.handlers.set(streamId, { kind: "upstream", sub });
+    const boundary = place(sub.track);
+    sub.continuation = boundary !== undefined && boundary.frame > 0 ? boundary : undefined;
     const msg: Subscribe = {
       type: "subscribe",
       id,
@@ -41,16 +51,30 @@ export class Upstreams {
       priority,
       ordered: false,
       maxLatency: 0,
-      startGroup: undefined,
+      startGroup: boundary?.group,
       endGroup: undefined,
     };
     ctx.io.write(streamId, writer.encodeAll([{ type: "stream_header", kind: "subscribe" }, msg]), false);
     ctx.drain();
+    const cancel = (): void => {
+      if (ctx.closed) return;
+      sub.cancel(ctx.io);
+      ctx.drain();
+    };
     return {
       track: sub.track,
-      cancel: () => {
-        if (ctx.closed) return;
-        sub.cancel(ctx.io);
+      cancel,
+      cap: (last) => {
+        if (ctx.closed || sub.cancelled) return;
+        if (!hasExtendedSubscribe(version) || !this.#subs.has(id)) {
+          cancel();
+          return;
+        }
+        ctx.io.write(
+          streamId,
+          writer.encode({ type: "subscribe_update", priority, ordered: false, maxLatency: 0, startGroup: boundary?.group, endGroup: last }),
+          false,
+        );
         ctx.drain();
       },
     };
@@ -82,7 +106,7 @@ export class Upstreams {
     const result = group.receive(
       bytes,
       fin,
-      (sid) => this.#subs.get(sid)?.track,
+      (sid) => this.#subs.get(sid),
       (n) => {
         ctx.stats.frame("in", n);
       },

@@ -1,4 +1,4 @@
-import { LITE_01, LITE_02, LITE_03, LITE_04 } from "@handoff/moq-resume/lite";
+import { LITE_01, LITE_02, LITE_03, LITE_04, LITE_05 } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { pickSetupVersion, versionMode } from "./version.js";
 
@@ -9,12 +9,15 @@ describe("versionMode", () => {
   it("negotiates in-band for moql", () => {
     expect(versionMode("moql")).toEqual({ kind: "setup" });
   });
+  it("fixes lite-05 by ALPN", () => {
+    expect(versionMode("moq-lite-05")).toEqual({ kind: "fixed", version: LITE_05 });
+  });
   it("fixes lite-04 and lite-03 by ALPN", () => {
     expect(versionMode("moq-lite-04")).toEqual({ kind: "fixed", version: LITE_04 });
     expect(versionMode("moq-lite-03")).toEqual({ kind: "fixed", version: LITE_03 });
   });
   it("refuses ALPNs the relay does not speak", () => {
-    expect(versionMode("moq-lite-05")).toBeUndefined();
+    expect(versionMode("moq-lite-06-wip")).toBeUndefined();
     expect(versionMode("h3")).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import { LITE_01, LITE_02, type LiteVersion, selectVersion, versionFromAlpn } fr
 
 /** How a session's moq-lite version is decided. */
 export type VersionMode =
-  /** Fixed by the subprotocol / ALPN (lite-03 and lite-04). */
+  /** Fixed by the subprotocol / ALPN (lite-03, lite-04 and lite-05). */
   | { readonly kind: "fixed"; readonly version: LiteVersion }
   /** Negotiated in-band by the 0x20/0x21 SETUP on the first bidi stream (lite-01/02). */
   | { readonly kind: "setup" }
@@ -15,8 +15,7 @@ export const SETUP_VERSIONS: readonly LiteVersion[] = [LITE_02, LITE_01];
 /**
  * The version mode for a moq ALPN taken from the WebSocket subprotocol or the qmux
  * application_protocols parameter; undefined (bare `qmux-00`, `webtransport`, no offer) means
- * the in-band SETUP. Returns undefined for an ALPN the relay does not speak (lite-05 included:
- * no client we interoperate with speaks it yet).
+ * the in-band SETUP. Returns undefined for an ALPN the relay does not speak.
  */
 export function versionMode(alpn: string | undefined): VersionMode | undefined {
   if (alpn === undefined) return { kind: "setup" };
@@ -24,7 +23,6 @@ export function versionMode(alpn: string | undefined): VersionMode | undefined {
   if (v === undefined) return undefined;
   if (v === "setup") return { kind: "setup" };
   if (v === LITE_01 || v === LITE_02) return { kind: "setup" };
-  if (v === 0xff0dad05) return undefined;
   return { kind: "fixed", version: v };
 }
 

@@ -36,6 +36,7 @@ export { FramingSession } from "./session.js";
 export { isBidi, isServerInitiated, streamIndex, type StreamId } from "./stream-id.js";
 export {
   DEFAULT_MOQ_ALPNS,
+  TCP_MOQ_ALPNS,
   negotiateSubprotocol,
   supportedSubprotocols,
   type SubprotocolChoice,

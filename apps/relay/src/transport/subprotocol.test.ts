@@ -1,10 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { negotiateSubprotocol, supportedSubprotocols } from "./subprotocol.js";
+import { negotiateSubprotocol, supportedSubprotocols, TCP_MOQ_ALPNS } from "./subprotocol.js";
 
 describe("negotiateSubprotocol", () => {
   it("picks qmux-00.moq-lite-04 from what @moq/qmux offers for moq-lite-04", () => {
     const offer = ["qmux-00", "webtransport", "qmux-00.moq-lite-04", "webtransport.moq-lite-04"];
     expect(negotiateSubprotocol(offer)).toEqual({ ok: true, subprotocol: "qmux-00.moq-lite-04", framing: "qmux-00", moqAlpn: "moq-lite-04" });
+  });
+
+  it("prefers lite-05 when the client offers it with older versions", () => {
+    expect(negotiateSubprotocol(["qmux-00.moq-lite-04", "qmux-00.moq-lite-05", "qmux-00"])).toEqual({
+      ok: true,
+      subprotocol: "qmux-00.moq-lite-05",
+      framing: "qmux-00",
+      moqAlpn: "moq-lite-05",
+    });
   });
 
   it("prefers the server's order over the client's", () => {
@@ -34,5 +43,11 @@ describe("negotiateSubprotocol", () => {
 
   it("advertises versioned entries before the bare fallbacks", () => {
     expect(supportedSubprotocols(["moq-lite-04"])).toEqual(["qmux-00.moq-lite-04", "qmux-00", "webtransport"]);
+  });
+});
+
+describe("TCP_MOQ_ALPNS", () => {
+  it("offers lite-05 first and leaves the in-band SETUP out", () => {
+    expect(TCP_MOQ_ALPNS).toEqual(["moq-lite-05", "moq-lite-04", "moq-lite-03"]);
   });
 });

@@ -1,7 +1,13 @@
 import type { FramingKind } from "./events.js";
 
-/** moq ALPNs the relay offers under `qmux-00.`, preference order (moq-lite 04/03, and `moql` = in-band SETUP). */
-export const DEFAULT_MOQ_ALPNS: readonly string[] = ["moq-lite-04", "moq-lite-03", "moql"];
+/** moq ALPNs the relay offers under `qmux-00.`, preference order (moq-lite 05/04/03, and `moql` = in-band SETUP). */
+export const DEFAULT_MOQ_ALPNS: readonly string[] = ["moq-lite-05", "moq-lite-04", "moq-lite-03", "moql"];
+
+/**
+ * The ALPNs the relay offers in the qmux application_protocols parameter on raw TCP, preference
+ * order: the versioned ones only (`moql` needs no agreement: none agreed means in-band SETUP).
+ */
+export const TCP_MOQ_ALPNS: readonly string[] = DEFAULT_MOQ_ALPNS.filter((alpn) => alpn !== "moql");
 
 /** The outcome of WebSocket subprotocol negotiation. */
 export type SubprotocolChoice =

@@ -10,7 +10,8 @@ import type { Group } from "./group.js";
 
 /** What {@link GroupReader.readFrame} yields. */
 export type FrameEvent =
-  | { readonly kind: "frame"; readonly index: number; readonly payload: Uint8Array }
+  /** `timestamp`: what the publisher wrote the frame with (lite-05), undefined when it gave none. */
+  | { readonly kind: "frame"; readonly index: number; readonly payload: Uint8Array; readonly timestamp: number | undefined }
   /** Frames `[from, to]` are gone from every copy (the head was missed); reading goes on after. */
   | { readonly kind: "gap"; readonly from: number; readonly to: number }
   | { readonly kind: "pending" }
@@ -47,7 +48,7 @@ export class GroupReader {
     if (next !== undefined) {
       const index = this.#next;
       this.#next += 1;
-      return { kind: "frame", index, payload: next };
+      return { kind: "frame", index, payload: next, timestamp: this.#current.frameTimestamp(index) };
     }
     if (this.#current.finished && this.#current.frameEnd <= this.#next) return this.#finish("end");
     const copies = this.#copies();
@@ -57,7 +58,7 @@ export class GroupReader {
         this.#current = copy;
         const index = this.#next;
         this.#next += 1;
-        return { kind: "frame", index, payload };
+        return { kind: "frame", index, payload, timestamp: copy.frameTimestamp(index) };
       }
     }
     for (const copy of copies) {

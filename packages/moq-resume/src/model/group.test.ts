@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ClosedError } from "./errors.js";
 import { Group } from "./group.js";
@@ -34,5 +35,37 @@ describe("Group", () => {
     group.write(frame("a"));
     group.finish();
     expect(wakes).toBe(2);
+  });
+
+  it("reads back each frame's timestamp by the group's own frame index", () => {
+    const group = new Group(1, { firstFrame: 4 });
+    group.write(frame("a"), 90_000);
+    group.write(frame("b"), 93_000);
+    expect([group.frameTimestamp(4), group.frameTimestamp(5), group.frameTimestamp(6)]).toEqual([90_000, 93_000, undefined]);
+  });
+
+  it("has no timestamp for a frame written without one", () => {
+    const group = new Group(0);
+    group.write(frame("a"));
+    group.write(frame("b"), 7);
+    expect([group.frameTimestamp(0), group.frameTimestamp(1)]).toEqual([undefined, 7]);
+  });
+
+  it("forgets its timestamps with its frames when aborted", () => {
+    const group = new Group(0);
+    group.write(frame("a"), 5);
+    group.abort();
+    expect(group.frameTimestamp(0)).toBeUndefined();
+  });
+
+  it("keeps every timestamp it was given, in any mix with untimed frames", () => {
+    fc.assert(
+      fc.property(fc.array(fc.option(fc.nat(), { nil: undefined }), { maxLength: 40 }), (stamps) => {
+        const group = new Group(0);
+        for (const stamp of stamps) group.write(frame("x"), stamp);
+        expect(stamps.map((_, i) => group.frameTimestamp(i))).toEqual(stamps);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -27,6 +27,8 @@ export class Group implements SegmentItem {
   /** When the group was created (ms). */
   readonly createdAt: number;
   #frames: Uint8Array[] = [];
+  /** Per-frame timestamps (lite-05), allocated on the first timestamped write. */
+  #timestamps: (number | undefined)[] | undefined;
   #state: GroupState = "open";
   #sealed = false;
   readonly #notify: () => void;
@@ -86,9 +88,25 @@ export class Group implements SegmentItem {
     return this.lost ? undefined : this.#frames[index - this.base];
   }
 
-  /** Appends a frame and returns its index. Throws {@link ClosedError} unless the group is open. */
-  write(payload: Uint8Array): number {
+  /**
+   * The timestamp frame `index` was written with (track timescale units), if this copy holds the
+   * frame and it was given one; undefined otherwise (a publisher without timestamps).
+   */
+  frameTimestamp(index: number): number | undefined {
+    return this.lost ? undefined : this.#timestamps?.[index - this.base];
+  }
+
+  /**
+   * Appends a frame, with its timestamp when the publisher sent one (lite-05), and returns its
+   * index. Throws {@link ClosedError} unless the group is open.
+   */
+  write(payload: Uint8Array, timestamp?: number): number {
     if (this.#state !== "open" || this.#sealed) throw new ClosedError(`group ${String(this.sequence)}`);
+    if (timestamp !== undefined) {
+      // Sparse until the first timestamp: frames written before it read back as undefined.
+      this.#timestamps ??= [];
+      this.#timestamps[this.#frames.length] = timestamp;
+    }
     this.#frames.push(payload);
     this.#notify();
     return this.frameEnd - 1;
@@ -109,13 +127,17 @@ export class Group implements SegmentItem {
     if (this.lost) return;
     this.#state = "evicted";
     this.#frames = [];
+    this.#timestamps = undefined;
     this.#notify();
   }
 
   #close(state: "finished" | "aborted"): void {
     if (this.#state !== "open") return;
     this.#state = state;
-    if (state === "aborted") this.#frames = [];
+    if (state === "aborted") {
+      this.#frames = [];
+      this.#timestamps = undefined;
+    }
     this.#notify();
   }
 }

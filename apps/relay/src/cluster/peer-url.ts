@@ -1,0 +1,70 @@
+/** How a relay reaches a peer: qmux over raw TCP, or qmux over WebSocket. */
+export interface PeerAddress {
+  /** The URL as given (for logs). */
+  readonly url: string;
+  readonly transport: "tcp" | "ws";
+  readonly host: string;
+  readonly port: number;
+  /** WebSocket only: TLS. */
+  readonly secure: boolean;
+  /** The path scope (the broadcast root on the peer); "" on raw TCP. */
+  readonly path: string;
+  /** WebSocket only: the query kept on the request (a `?jwt=` token). */
+  readonly search: string;
+  /** Link cost of routes learnt from this peer (`?cost=`, default 1). */
+  readonly cost: number;
+}
+
+/** A peer URL the relay cannot use. */
+export class PeerUrlError extends Error {
+  override readonly name = "PeerUrlError";
+}
+
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { "tcp:": 4444, "ws:": 4443, "wss:": 443 };
+
+/**
+ * Parses a peer URL: `tcp://host:port[?cost=N]`, `ws://host:port/path[?cost=N&jwt=T]` or `wss://…`.
+ * `cost` is removed from what is sent to the peer; everything else in the query is kept.
+ */
+export function parsePeerUrl(text: string): PeerAddress {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new PeerUrlError(`not a URL: ${text}`);
+  }
+  const port = DEFAULT_PORTS[url.protocol];
+  if (port === undefined) throw new PeerUrlError(`unsupported scheme in ${text} (use tcp://, ws:// or wss://)`);
+  if (url.hostname === "") throw new PeerUrlError(`no host in ${text}`);
+  const costText = url.searchParams.get("cost");
+  let cost = 1;
+  if (costText !== null) {
+    if (!/^\d+$/.test(costText) || !Number.isSafeInteger(Number(costText))) throw new PeerUrlError(`cost must be a whole number in ${text}`);
+    cost = Number(costText);
+    url.searchParams.delete("cost");
+  }
+  const tcp = url.protocol === "tcp:";
+  if (tcp && url.pathname !== "" && url.pathname !== "/") throw new PeerUrlError(`a tcp:// peer has no path: ${text}`);
+  // IPv6 literals come bracketed from URL; net.connect wants them bare.
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  return {
+    url: text,
+    transport: tcp ? "tcp" : "ws",
+    host,
+    port: url.port === "" ? port : Number(url.port),
+    secure: url.protocol === "wss:",
+    path: tcp ? "" : decodeURIComponent(url.pathname),
+    search: tcp ? "" : url.search,
+    cost,
+  };
+}
+
+/**
+ * Where a GOAWAY sends us: the URI it carries resolved against the peer it came from. An empty
+ * URI means the same endpoint; the link cost carries over unless the URI names its own.
+ */
+export function redirectTarget(from: PeerAddress, uri: string): PeerAddress {
+  if (uri === "") return from;
+  const target = parsePeerUrl(uri);
+  return new URL(uri).searchParams.has("cost") ? target : { ...target, cost: from.cost };
+}

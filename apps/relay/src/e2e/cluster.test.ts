@@ -1,0 +1,176 @@
+// The seed's end-to-end scenarios: relays linked over qmux/TCP on loopback, a @moq/lite publisher
+// at the origin and a @moq/lite subscriber at the edge, and GOAWAY handovers in between. Every
+// step is bounded; payloads and frame counts are checked, not just sequence numbers.
+import { createServer, type Socket } from "node:net";
+import { describe, expect, it } from "vitest";
+import type { Relay } from "../server/relay.js";
+import { clusterRelay, expectContiguous, metric, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.js";
+import { e2eSetup, livePublisher, testRelay, until } from "./harness.js";
+
+const cleanup = e2eSetup();
+const FRAMES = 4;
+
+/** The session `relay` accepted from a peer (not one it dialed). */
+function accepted(relay: Relay) {
+  return [...relay.sessions].filter((s) => !relay.cluster.dialed(s));
+}
+
+/** The live link of `relay`'s first peer. */
+function link(relay: Relay) {
+  const peer = relay.cluster.peers[0];
+  if (peer === undefined) throw new Error("no peer");
+  return peer.session;
+}
+
+describe("cluster handovers", () => {
+  it("a GOAWAY to a sibling while a group is half read: the reader finishes that group once and goes on from the sibling", async () => {
+    const origin = await testRelay(cleanup);
+    const a = await clusterRelay(cleanup, [tcpUrl(origin)]);
+    const b = await clusterRelay(cleanup, [tcpUrl(origin)]);
+    const down = await clusterRelay(cleanup, [tcpUrl(a)]);
+    const pub = await publisherWhenRouted(origin, [a, b, down]);
+    const received = await subscriber(cleanup, down);
+    const writer = await pub();
+    writer.groups(0, 1, FRAMES);
+    writer.frames(1, 0, 2);
+    await until(() => received.count() === FRAMES + 2, 5000, "group 0 and half of group 1 read");
+    const before = link(down);
+
+    const drained = a.drain({ uri: tcpUrl(b), timeoutMs: 5000, stopAccepting: false });
+    await until(() => {
+      const now = link(down);
+      return now !== undefined && now !== before && down.origin.fedBy(now) === 1;
+    }, 5000, "the edge resubscribed through B");
+    writer.frames(1, 2, FRAMES);
+    writer.close();
+    writer.groups(2, 4, FRAMES);
+    await until(() => received.count() === 4 * FRAMES, 5000, "every frame of groups 0-3");
+    expectContiguous(received, 0, 4, FRAMES);
+    expect(await drained).toEqual({ told: 1, left: 1, forced: 0 });
+    expect(await metric(down, "relay_track_routes_total", 'reason="handover"')).toBe(1);
+    expect(await metric(down, "relay_handovers_total", 'outcome="migrated"')).toBe(1);
+  });
+
+  it("a diamond: MID-A drains toward MID-B; the subscriber on BOTTOM sees contiguous, duplicate-free groups and never the GOAWAY", async () => {
+    const top = await testRelay(cleanup);
+    const midA = await clusterRelay(cleanup, [tcpUrl(top)]);
+    const midB = await clusterRelay(cleanup, [tcpUrl(top)]);
+    const bottom = await clusterRelay(cleanup, [tcpUrl(midA)]);
+    const pub = await publisherWhenRouted(top, [midA, midB, bottom]);
+    const received = await subscriber(cleanup, bottom);
+    const writer = await pub();
+    // Frames keep flowing through the handover: one every few ms, five per group.
+    let g = 0;
+    let f = 0;
+    const timer = setInterval(() => {
+      writer.frames(g, f, f + 1);
+      f += 1;
+      if (f === 5) {
+        writer.close();
+        g += 1;
+        f = 0;
+      }
+    }, 4);
+    cleanup.push(() => {
+      clearInterval(timer);
+    });
+    await until(() => received.groups.length >= 3, 5000, "groups flowing through MID-A");
+    const drained = midA.drain({ uri: tcpUrl(midB), timeoutMs: 5000, stopAccepting: true });
+    const result = await drained;
+    expect(result.forced).toBe(0);
+    const after = g;
+    await until(() => received.groups.length >= after + 3 && received.groups.at(-1)?.frames.length === 5, 5000, "groups flowing through MID-B");
+    clearInterval(timer);
+    const last = received.groups.at(-1)?.sequence ?? 0;
+    expectContiguous({ ...received, groups: received.groups.filter((x) => x.sequence <= last) }, received.groups[0]?.sequence ?? 0, last + 1, 5);
+    expect(await metric(bottom, "relay_goaway_total", 'direction="sent"')).toBe(0);
+    expect(await metric(bottom, "relay_goaway_total", 'direction="received"')).toBe(1);
+    expect([...bottom.sessions].filter((s) => s.goawayReceived)).toHaveLength(0);
+    const linked = link(bottom);
+    expect(linked !== undefined && midB.sessions.size > 0 && accepted(midB).length === 1).toBe(true);
+  });
+
+  it("an empty-URI GOAWAY reconnects to the same endpoint and delivery resumes", async () => {
+    const origin = await testRelay(cleanup);
+    const down = await clusterRelay(cleanup, [tcpUrl(origin)]);
+    const pub = await publisherWhenRouted(origin, [down]);
+    const received = await subscriber(cleanup, down);
+    const writer = await pub();
+    writer.groups(0, 2, FRAMES);
+    await until(() => received.count() === 2 * FRAMES, 5000, "groups before the GOAWAY");
+    const before = link(down);
+    void origin.drain({ uri: "", timeoutMs: 10_000, stopAccepting: false });
+    await until(() => {
+      const now = link(down);
+      return now !== undefined && now !== before && down.origin.fedBy(now) === 1;
+    }, 5000, "the edge reconnected and resubscribed");
+    await until(() => before?.closed === true, 2000, "the old session closed once the track moved");
+    writer.groups(2, 4, FRAMES);
+    await until(() => received.count() === 4 * FRAMES, 5000, "groups after the reconnect");
+    expectContiguous(received, 0, 4, FRAMES);
+  });
+
+  it("a zero drain window closes the sessions at once, without a GOAWAY", async () => {
+    const a = await testRelay(cleanup);
+    const down = await clusterRelay(cleanup, [tcpUrl(a)]);
+    await until(() => link(down) !== undefined && accepted(a).length === 1, 5000, "linked");
+    const session = link(down);
+    const started = performance.now();
+    expect(await a.drain({ uri: tcpUrl(down), timeoutMs: 0, stopAccepting: false })).toEqual({ told: 0, left: 0, forced: 1 });
+    await until(() => session?.closed === true, 2000, "the edge saw its link close");
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(await metric(a, "relay_goaway_total", 'direction="sent"')).toBe(0);
+    expect(await metric(down, "relay_goaway_total", 'direction="received"')).toBe(0);
+    // No redirect was given, so the link comes back to the same peer.
+    await until(() => link(down) !== undefined && link(down) !== session, 5000, "relinked");
+  });
+
+  it("the handover deadline closes the old session even while the replacement dial hangs", async () => {
+    // A peer that accepts TCP and never says anything: the replacement link never comes up.
+    const sockets = new Set<Socket>();
+    const hang = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => hang.listen(0, "127.0.0.1", resolve));
+    cleanup.push(() => {
+      for (const s of sockets) s.destroy();
+      hang.close();
+    });
+    const address = hang.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+
+    const a = await testRelay(cleanup);
+    const down = await clusterRelay(cleanup, [tcpUrl(a)], { handoverTimeoutMs: 300 });
+    // A's broadcast has no other route: the old link stays needed until the deadline.
+    await livePublisher(cleanup, a);
+    await routable(down, "the broadcast reached the edge");
+    const old = link(down);
+    const started = performance.now();
+    void a.drain({ uri: `tcp://127.0.0.1:${String(address.port)}`, timeoutMs: 10_000, stopAccepting: false });
+    await until(() => old?.closed === true, 3000, "the old session closed");
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(250);
+    expect(elapsed).toBeLessThan(2000);
+    // The replacement is connected at TCP level but never got the peer's transport parameters.
+    expect(sockets.size).toBe(1);
+    expect(link(down)?.version).toBeUndefined();
+    expect(await metric(down, "relay_handovers_total", 'outcome="deadline"')).toBe(1);
+  });
+
+  it("a second GOAWAY on one session is a protocol error that closes it", async () => {
+    const a = await testRelay(cleanup);
+    const down = await clusterRelay(cleanup, [tcpUrl(a)], { handoverTimeoutMs: 5000 });
+    await until(() => accepted(a).length === 1 && link(down) !== undefined, 5000, "linked");
+    const [session] = accepted(a);
+    const old = link(down);
+    // Two GOAWAYs on the same session, the second before the first is acted on.
+    expect(session?.goaway(tcpUrl(a))).toBe(true);
+    expect(session?.goaway(tcpUrl(a))).toBe(true);
+    await until(() => old?.closed === true, 3000, "the session closed");
+    expect(await metric(down, "relay_handovers_total", 'outcome="deadline"')).toBe(0);
+  });
+
+  async function publisherWhenRouted(origin: Relay, downstream: Relay[]) {
+    const start = publisher(cleanup, origin);
+    for (const r of downstream) await routable(r, "the broadcast reached every relay");
+    return () => start;
+  }
+});

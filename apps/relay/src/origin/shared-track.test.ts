@@ -1,0 +1,193 @@
+import { describe, expect, it } from "vitest";
+import { Origin } from "./origin.js";
+import type { TrackMove } from "./shared-track.js";
+import { Drain, fakeSource, lastCopy } from "./test-source.js";
+
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+function setup() {
+  const moves: TrackMove[] = [];
+  const origin = new Origin(7, { onMove: (m) => moves.push(m) });
+  const a = fakeSource(1);
+  const b = fakeSource(2);
+  return { origin, a, b, moves };
+}
+
+function subscribe(origin: Origin, path = "room/cam") {
+  const sub = origin.subscribe(path, "video", 0, undefined);
+  if (!sub.ok) throw new Error(`not routed: ${sub.reason}`);
+  return sub;
+}
+
+describe("shared tracks across route changes", () => {
+  it("fails over to the next route at the first missing group when the copy's route dies", () => {
+    const { origin, a, b, moves } = setup();
+    origin.announce("room/cam", a, [1], 0);
+    origin.announce("room/cam", b, [2], 5);
+    const reader = new Drain(subscribe(origin).track);
+    const first = lastCopy(a).track;
+    first.createGroup(0).finish();
+    first.createGroup(1).finish();
+    reader.pump();
+    first.drop(); // the session to A is gone
+    const second = lastCopy(b);
+    expect(second.boundary).toEqual({ group: 2, frame: 0 });
+    second.track.createGroup(2).finish();
+    reader.pump();
+    expect(reader.handed).toEqual([0, 1, 2]);
+    expect(moves.map((m) => m.reason)).toEqual(["first", "failover"]);
+  });
+
+  it("continues an open group frame by frame on the new route when the old one dies mid-group", () => {
+    const { origin, a, b } = setup();
+    origin.announce("room/cam", a, [1]);
+    origin.announce("room/cam", b, [2], 1);
+    const reader = new Drain(subscribe(origin).track);
+    const g = lastCopy(a).track.createGroup(0);
+    g.write(bytes("a"));
+    g.write(bytes("b"));
+    reader.pump();
+    lastCopy(a).track.drop();
+    const next = lastCopy(b);
+    expect(next.boundary).toEqual({ group: 0, frame: 2 });
+    const cont = next.track.createGroup(0, { firstFrame: 2 });
+    cont.write(bytes("c"));
+    cont.finish();
+    next.track.createGroup(1).finish();
+    reader.pump();
+    expect(reader.handed).toEqual([0, 1]);
+    expect(reader.text(0)).toBe("abc");
+  });
+
+  it("moves a draining route's tracks to the live route and caps the old copy at the open group", () => {
+    const { origin, a, b, moves } = setup();
+    origin.announce("room/cam", a, [1]);
+    origin.announce("room/cam", b, [2], 3);
+    const reader = new Drain(subscribe(origin).track);
+    const g = lastCopy(a).track.createGroup(4);
+    g.write(bytes("x"));
+    reader.pump();
+    origin.drain(a);
+    expect(lastCopy(a).capped).toBe(4);
+    expect(lastCopy(a).cancelled).toBe(false);
+    expect(lastCopy(b).boundary).toEqual({ group: 4, frame: 1 });
+    // The old copy finishes the open group; the new one repeats it and goes on.
+    g.write(bytes("y"));
+    g.finish();
+    const cont = lastCopy(b).track.createGroup(4, { firstFrame: 1 });
+    cont.write(bytes("y"));
+    cont.finish();
+    lastCopy(b).track.createGroup(5).finish();
+    reader.pump();
+    expect(reader.handed).toEqual([4, 5]);
+    expect(reader.text(4)).toBe("xy");
+    expect(moves.at(-1)).toMatchObject({ reason: "handover", from: 1, to: 2 });
+  });
+
+  it("keeps serving from a draining route when it is the only one, and moves once a live route appears", () => {
+    const { origin, a, b } = setup();
+    origin.announce("room/cam", a, [1]);
+    const reader = new Drain(subscribe(origin).track);
+    lastCopy(a).track.createGroup(0).finish();
+    origin.drain(a);
+    expect(b.asked).toEqual([]);
+    lastCopy(a).track.createGroup(1).finish();
+    origin.announce("room/cam", b, [2], 9);
+    expect(lastCopy(b).boundary).toEqual({ group: 2, frame: 0 });
+    expect(lastCopy(a).capped).toBe(1);
+    lastCopy(b).track.createGroup(2).finish();
+    reader.pump();
+    expect(reader.handed).toEqual([0, 1, 2]);
+  });
+
+  it("does not move a track whose route is healthy when a better one appears (no churn)", () => {
+    const { origin, a, b } = setup();
+    origin.announce("room/cam", a, [1], 5);
+    subscribe(origin);
+    origin.announce("room/cam", b, [2], 0);
+    expect(b.asked).toEqual([]);
+  });
+
+  it("treats a copy refused before delivering anything as the answer, not a failover", () => {
+    const { origin, a, b } = setup();
+    origin.announce("room/cam", a, [1]);
+    origin.announce("room/cam", b, [2], 1);
+    const reader = new Drain(subscribe(origin).track);
+    lastCopy(a).track.abort(404);
+    reader.pump();
+    expect(b.asked).toEqual([]);
+    expect(reader.terminal).toBe("error");
+  });
+
+  it("fails over a copy that failed after delivering", () => {
+    const { origin, a, b } = setup();
+    origin.announce("room/cam", a, [1]);
+    origin.announce("room/cam", b, [2], 1);
+    subscribe(origin);
+    lastCopy(a).track.createGroup(0).finish();
+    lastCopy(a).track.abort(500);
+    expect(lastCopy(b).boundary).toEqual({ group: 1, frame: 0 });
+  });
+
+  it("drops the track for its readers when no route is left", () => {
+    const { origin, a } = setup();
+    origin.announce("room/cam", a, [1]);
+    const reader = new Drain(subscribe(origin).track);
+    lastCopy(a).track.createGroup(0).finish();
+    lastCopy(a).track.drop();
+    reader.pump();
+    expect(reader.handed).toEqual([0]);
+    expect(reader.terminal).toBe("error");
+    expect(origin.sharedTracks).toBe(0);
+  });
+
+  it("finishes the track when the publisher finishes it", () => {
+    const { origin, a } = setup();
+    origin.announce("room/cam", a, [1]);
+    const reader = new Drain(subscribe(origin).track);
+    lastCopy(a).track.createGroup(0).finish();
+    lastCopy(a).track.finish();
+    reader.pump();
+    expect(reader.terminal).toBe("finished");
+  });
+
+  it("never fails over onto a route through a requester (split horizon)", () => {
+    const { origin, a, b } = setup();
+    origin.announce("room/cam", a, [1]);
+    origin.announce("room/cam", b, [2], 1);
+    const sub = origin.subscribe("room/cam", "video", 0, b);
+    if (!sub.ok) throw new Error("not routed");
+    lastCopy(a).track.createGroup(0).finish();
+    lastCopy(a).track.drop();
+    expect(b.asked).toEqual([]);
+  });
+
+  it("reports where a track is fed from and whether a draining source is covered", () => {
+    const { origin, a, b } = setup();
+    origin.announce("room/cam", a, [1]);
+    subscribe(origin);
+    expect(origin.fedBy(a)).toBe(1);
+    origin.drain(a);
+    expect(origin.covered(a)).toBe(false);
+    origin.announce("room/cam", b, [2]);
+    expect(origin.covered(a)).toBe(true);
+    expect(origin.fedBy(a)).toBe(0);
+    expect(origin.fedBy(b)).toBe(1);
+  });
+
+  it("lets a reconnect of the same peer replace its stale route at once", () => {
+    const { origin, a, b } = setup();
+    origin.announce("room/cam", a, [1]);
+    const reader = new Drain(subscribe(origin).track);
+    lastCopy(a).track.createGroup(0).finish();
+    reader.pump();
+    // The peer reconnected (new session b, same hops) while the old session lingers, draining.
+    origin.drain(a);
+    origin.announce("room/cam", b, [1]);
+    origin.removeSource(a);
+    lastCopy(b).track.createGroup(1).finish();
+    reader.pump();
+    expect(reader.handed).toEqual([0, 1]);
+    expect(origin.routes("room/cam").map((r) => r.source.id)).toEqual([2]);
+  });
+});

@@ -1,0 +1,223 @@
+import { ResumeTrack, type Boundary, type Track } from "@handoff/moq-resume";
+import { bestRouteAvoiding, type Route, type RouteSource, type UpstreamTrack } from "./route.js";
+
+/** Why a track moved to another upstream copy. */
+export type MoveReason =
+  /** The first copy. */
+  | "first"
+  /** The copy's route died (session gone, copy failed after delivering): the best remaining route. */
+  | "failover"
+  /** The copy's route is draining (GOAWAY) or was withdrawn while its copy lives: a graceful move. */
+  | "handover";
+
+/** A track moved from one source to another (for metrics and logs). */
+export interface TrackMove {
+  readonly path: string;
+  readonly track: string;
+  readonly reason: MoveReason;
+  /** Source id of the previous copy (undefined for the first). */
+  readonly from: number | undefined;
+  /** Source id of the new copy. */
+  readonly to: number;
+  /** Where the new copy starts (undefined: live edge). */
+  readonly boundary: Boundary | undefined;
+}
+
+/** What a shared track needs from the origin that holds it. */
+export interface SharedHost {
+  /** The routes to `path`, best first. */
+  routes(path: string): readonly Route[];
+  /** A copy started or changed (logs, metrics). */
+  moved(move: TrackMove): void;
+  /** The track is over (finished, failed, or the last reader left): forget it. */
+  ended(shared: SharedTrack): void;
+}
+
+interface Copy {
+  readonly upstream: UpstreamTrack;
+  readonly source: RouteSource;
+  unwatch: () => void;
+  /** True once the copy produced a group: its death is a failover, not a refusal. */
+  delivered: boolean;
+}
+
+/**
+ * One track as every downstream reader of this relay sees it: a resumed track fed by one upstream
+ * copy at a time. When the copy's route dies the best remaining route takes over at the first
+ * missing group (or mid-group, frame-precisely); when it drains, the track moves before the old
+ * route closes. Readers never see the change.
+ */
+export class SharedTrack {
+  /** What the readers read. */
+  readonly resume: ResumeTrack;
+  readonly #host: SharedHost;
+  /** Requesting sources with their reader counts: the track is never routed through them. */
+  readonly #requesters = new Map<RouteSource | undefined, number>();
+  #copy: Copy | undefined;
+  #ended = false;
+
+  constructor(
+    /** Normalized broadcast path. */
+    readonly path: string,
+    /** Track name. */
+    readonly name: string,
+    /** Priority asked upstream. */
+    readonly priority: number,
+    host: SharedHost,
+    cacheGroups: number,
+  ) {
+    this.#host = host;
+    this.resume = new ResumeTrack({ name: `${path}/${name}`, maxGroups: cacheGroups, info: { priority } });
+  }
+
+  /** The source of the current copy. */
+  get source(): RouteSource | undefined {
+    return this.#copy?.source;
+  }
+
+  /** The copy being filled now. */
+  get copy(): Track | undefined {
+    return this.#copy?.upstream.track;
+  }
+
+  /** True once the track ended or was released. */
+  get ended(): boolean {
+    return this.#ended || this.resume.terminal() !== undefined;
+  }
+
+  /** How many readers share it. */
+  get readers(): number {
+    let total = 0;
+    for (const count of this.#requesters.values()) total += count;
+    return total;
+  }
+
+  /**
+   * Subscribes the first copy on the best route that avoids `requester`: "not-found" without
+   * such a route, "unavailable" when its source refused.
+   */
+  start(requester: RouteSource | undefined): "ok" | "not-found" | "unavailable" {
+    const route = bestRouteAvoiding(this.#host.routes(this.path), (s) => s === requester);
+    if (route === undefined) return "not-found";
+    return this.#moveTo(route, "first") ? "ok" : "unavailable";
+  }
+
+  /** A reader coming from `requester` joins; returns its release (the last one cancels upstream). */
+  join(requester: RouteSource | undefined): () => void {
+    this.#requesters.set(requester, (this.#requesters.get(requester) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.#requesters.get(requester) ?? 1) - 1;
+      if (left > 0) this.#requesters.set(requester, left);
+      else this.#requesters.delete(requester);
+      if (this.#requesters.size === 0) this.#release();
+    };
+  }
+
+  /**
+   * Re-evaluates the route after the table changed: a copy whose route drains or was withdrawn
+   * moves to the best live route, if there is one. A healthy route is kept (no churn).
+   */
+  reroute(): void {
+    const copy = this.#copy;
+    if (copy === undefined || this.ended) return;
+    const routes = this.#host.routes(this.path);
+    const current = routes.find((r) => r.source === copy.source);
+    if (current !== undefined && current.draining !== true) return;
+    const best = this.#best(routes, copy.source);
+    if (best === undefined || best.draining === true) return;
+    this.#moveTo(best, "handover");
+  }
+
+  #best(routes: readonly Route[], not: RouteSource): Route | undefined {
+    return bestRouteAvoiding(routes, (s) => s === not || this.#requesters.has(s));
+  }
+
+  #moveTo(route: Route, reason: MoveReason): boolean {
+    const old = this.#copy;
+    let boundary: Boundary | undefined;
+    const upstream = route.source.subscribeUpstream(this.path, this.name, this.priority, (track) => {
+      boundary = this.resume.takeover(track).boundary;
+      return boundary;
+    });
+    if (upstream === undefined) return false;
+    const copy: Copy = { upstream, source: route.source, unwatch: noop, delivered: false };
+    this.#copy = copy;
+    copy.unwatch = upstream.track.watch(() => {
+      this.#onCopy(copy);
+    });
+    if (old !== undefined) {
+      old.unwatch();
+      // A live old copy finishes what it owes up to the boundary (the open group, if the new
+      // copy continues it) and stops; a dead one is just let go.
+      const last = boundary === undefined ? undefined : boundary.frame > 0 ? boundary.group : boundary.group - 1;
+      if (reason === "handover" && last !== undefined && last >= 0) old.upstream.cap(last);
+      else old.upstream.cancel();
+    }
+    this.#host.moved({ path: this.path, track: this.name, reason, from: old?.source.id, to: route.source.id, boundary });
+    return true;
+  }
+
+  #onCopy(copy: Copy): void {
+    if (copy !== this.#copy || this.ended) return;
+    const track = copy.upstream.track;
+    const terminal = track.terminal();
+    if (terminal === undefined) {
+      if (!copy.delivered && track.latest !== undefined) copy.delivered = true;
+      return;
+    }
+    switch (terminal.kind) {
+      case "finished":
+        this.#end(() => {
+          this.resume.finish();
+        });
+        return;
+      case "aborted":
+        // A refusal (nothing delivered) is the answer; a copy that served and then failed is a
+        // dead route.
+        if (copy.delivered && this.#failover(copy)) return;
+        this.#end(() => {
+          this.resume.abort(terminal.reason);
+        });
+        return;
+      case "dropped":
+        if (this.#failover(copy)) return;
+        this.#end(() => {
+          this.resume.drop();
+        });
+        return;
+      default: {
+        const never: never = terminal;
+        throw new Error(`unexpected terminal ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  #failover(dead: Copy): boolean {
+    const route = this.#best(this.#host.routes(this.path), dead.source);
+    return route !== undefined && this.#moveTo(route, "failover");
+  }
+
+  #end(finish: () => void): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#copy?.unwatch();
+    this.#copy = undefined;
+    finish();
+    this.#host.ended(this);
+  }
+
+  #release(): void {
+    if (this.#ended) return;
+    const copy = this.#copy;
+    this.#end(() => {
+      copy?.upstream.cancel();
+    });
+  }
+}
+
+function noop(): void {
+  // Replaced once the copy is watched.
+}

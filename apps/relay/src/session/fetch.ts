@@ -1,0 +1,165 @@
+import type { GroupReader } from "@handoff/moq-resume";
+import { type Fetch, FrameEncoder, joinPath, type LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
+import { allowed } from "../auth/permissions.js";
+import type { StreamId } from "../transport/index.js";
+import { refuse, type SessionContext } from "./context.js";
+import { RelayCode } from "./limits.js";
+import type { StreamIo } from "./stream-io.js";
+
+/** Where FETCH finds its group: the origin's held copies. */
+export interface GroupFetcher {
+  /** A reader of group `sequence` of `track` of `path` from what the relay holds, if it holds it. */
+  fetchGroup(path: string, track: string, sequence: number): GroupReader | undefined;
+}
+
+/** What one {@link FetchServe.pump} achieved. */
+export type FetchProgress = "blocked" | "waiting" | "done";
+
+/**
+ * One FETCH being answered (lite-05): the group's frames as bare FRAMEs on the request stream,
+ * then FIN; a group lost while being sent is a reset. A group still open is streamed as frames
+ * arrive: `pump` again when the track wakes. Bytes the framing did not take wait here.
+ */
+export class FetchServe {
+  readonly #frames: FrameEncoder;
+  #pending: Uint8Array | undefined;
+  #done = false;
+  #release: (() => void) | undefined;
+  /** True once the peer FINed its side (nothing more to read). */
+  peerDone = false;
+
+  constructor(
+    private readonly io: StreamIo,
+    /** The FETCH stream. */
+    readonly streamId: StreamId,
+    version: LiteVersion,
+    private readonly reader: GroupReader,
+  ) {
+    this.#frames = new FrameEncoder(version);
+  }
+
+  /** True once FIN or a reset was written. */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** Gives the fetch the removal of its wake-up, run once it is done. */
+  onDone(release: () => void): void {
+    if (this.#done) release();
+    else this.#release = release;
+  }
+
+  /** Writes every frame available now, as far as the framing takes them. */
+  pump(): FetchProgress {
+    if (this.#done) return "done";
+    for (;;) {
+      const pending = this.#pending;
+      if (pending !== undefined) {
+        const accepted = this.io.write(this.streamId, pending, false);
+        if (accepted < pending.length) {
+          this.#pending = pending.subarray(accepted);
+          return "blocked";
+        }
+        this.#pending = undefined;
+      }
+      const event = this.reader.readFrame();
+      switch (event.kind) {
+        case "frame":
+          // The publisher's timestamp goes out unchanged; a lite-01..04 publisher's frame has none: 0.
+          this.#pending = this.#frames.encode(event.payload, event.timestamp ?? 0);
+          continue;
+        case "gap":
+          continue;
+        case "pending":
+          return "waiting";
+        case "end":
+          this.io.write(this.streamId, new Uint8Array(0), true);
+          this.#finish();
+          return "done";
+        case "lost":
+          this.io.reset(this.streamId, RelayCode.NotFound);
+          this.#finish();
+          return "done";
+        default: {
+          const never: never = event;
+          throw new Error(`unexpected frame event ${JSON.stringify(never)}`);
+        }
+      }
+    }
+  }
+
+  /** The peer gave up on the fetch (reset or STOP_SENDING), or the session ended: stop writing. */
+  abandon(code: number | undefined): void {
+    if (this.#done) return;
+    this.#pending = undefined;
+    if (code !== undefined) this.io.reset(this.streamId, code);
+    this.#finish();
+  }
+
+  #finish(): void {
+    this.#done = true;
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
+  }
+}
+
+/**
+ * Serves a FETCH that came on accepted stream `id`: refused outside the peer's grant, past the
+ * per-session subscription limit (fetches count against it), or with NotFound for a group the
+ * relay does not hold. `watch` wakes an open group's fetch as its track changes.
+ */
+export function serveFetch(
+  ctx: SessionContext,
+  fetcher: GroupFetcher,
+  watch: (path: string, track: string, listener: () => void) => (() => void) | undefined,
+  id: StreamId,
+  reader: LiteStreamReader,
+  msg: Fetch,
+): void {
+  const version = ctx.version;
+  if (version === undefined) return;
+  const path = joinPath(ctx.root, msg.broadcast);
+  const turnDown = (code: number): void => {
+    ctx.handlers.set(id, { kind: "ignore", reader });
+    refuse(ctx.io, id, true, code);
+  };
+  if (!allowed(ctx.permissions.subscribe, path)) {
+    turnDown(RelayCode.Unauthorized);
+    return;
+  }
+  let live = 0;
+  for (const h of ctx.handlers.values()) if (h.kind === "fetch-serve") live += 1;
+  if (live >= ctx.limits.maxSubscriptions) {
+    turnDown(RelayCode.TooMany);
+    return;
+  }
+  const group = fetcher.fetchGroup(path, msg.track, msg.group);
+  if (group === undefined) {
+    turnDown(RelayCode.NotFound);
+    return;
+  }
+  const fetch = new FetchServe(ctx.io, id, version, group);
+  ctx.handlers.set(id, { kind: "fetch-serve", reader, fetch });
+  fetch.onDone(watch(path, msg.track, () => {
+    if (ctx.closed) fetch.abandon(undefined);
+    else if (fetch.pump() === "done") fetchDone(ctx, id, fetch);
+    ctx.drain();
+  }) ?? noop);
+  if (fetch.pump() === "done") fetchDone(ctx, id, fetch);
+}
+
+/**
+ * A fetch wrote its last byte: forget its stream once the peer's side is over too, or read on
+ * to the peer's FIN.
+ */
+export function fetchDone(ctx: SessionContext, id: StreamId, fetch: FetchServe): void {
+  const handler = ctx.handlers.get(id);
+  if (handler?.kind !== "fetch-serve" || handler.fetch !== fetch) return;
+  if (fetch.peerDone) ctx.handlers.delete(id);
+  else ctx.handlers.set(id, { kind: "answered", reader: handler.reader });
+}
+
+function noop(): void {
+  // No track to watch: the group was complete when fetched, or will be reported lost.
+}

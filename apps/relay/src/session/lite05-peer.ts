@@ -1,0 +1,47 @@
+import { LITE_05, type LiteMessage, LiteStreamReader, type Setup } from "@handoff/moq-resume/lite";
+import type { Permissions } from "../auth/permissions.js";
+import type { Origin } from "../origin/origin.js";
+import type { StreamId } from "../transport/index.js";
+import { TestPeer } from "./test-peer.js";
+
+/** A client SETUP with no parameters, or the ones given (test helper). */
+export function clientSetup(fields: Partial<Omit<Setup, "type">> = {}): Setup {
+  return { type: "setup", probe: "none", path: undefined, role: "both", cost: undefined, origin: undefined, unknown: [], ...fields };
+}
+
+/**
+ * A {@link TestPeer} speaking lite-05 that has sent its SETUP (unless `setup` is null), so the
+ * relay serves its requests (test helper).
+ */
+export function lite05Peer(
+  origin: Origin,
+  options: { readonly id?: number; readonly permissions?: Permissions; readonly setup?: Setup | null } = {},
+): TestPeer {
+  const peer = new TestPeer(origin, {
+    version: LITE_05,
+    ...(options.id === undefined ? {} : { id: options.id }),
+    ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
+  });
+  if (options.setup !== null) sendSetup(peer, options.setup ?? clientSetup());
+  return peer;
+}
+
+/** Sends `setup` on a fresh uni stream, then FIN (test helper). */
+export function sendSetup(peer: TestPeer, setup: Setup): StreamId {
+  const r = peer.framing.openStream(false);
+  if (!r.ok) throw new Error("no uni stream");
+  peer.write(r.streamId, peer.writer.encodeAll([{ type: "stream_header", kind: "setup" }, setup]), true);
+  return r.streamId;
+}
+
+/** Everything the relay wrote on a uni stream it opened, decoded (test helper). */
+export function uniMessages(peer: TestPeer, id: StreamId): LiteMessage[] {
+  const reader = new LiteStreamReader({ role: "accepted-uni", version: LITE_05 });
+  for (const chunk of peer.data.get(id) ?? []) reader.push(chunk);
+  return reader.drain().messages;
+}
+
+/** Whether the relay FINed stream `id`. */
+export function finished(peer: TestPeer, id: StreamId): boolean {
+  return peer.events.some((e) => e.kind === "stream-data" && e.streamId === id && e.fin);
+}
