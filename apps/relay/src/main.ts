@@ -34,6 +34,7 @@ async function main(): Promise<void> {
       auth: config.auth,
       tcpAccess: config.tcpAccess,
       limits: config.limits,
+      trackLingerMs: config.trackLingerMs,
       ...(config.hopId === undefined ? {} : { hopId: config.hopId }),
       cluster: {
         peers: config.cluster.peers,

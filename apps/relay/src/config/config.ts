@@ -17,6 +17,7 @@ export const fileSchema = z
     logLevel: z.enum(LOG_LEVELS),
     hopId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
     tcpAccess: z.enum(["trusted", "public"]),
+    trackLingerMs: z.number().int().min(0),
     auth: z
       .object({
         key: z.string().min(16, "auth.key must be at least 16 characters"),
@@ -63,6 +64,8 @@ export interface RelayConfig {
   readonly logLevel: (typeof LOG_LEVELS)[number];
   readonly hopId: number | undefined;
   readonly tcpAccess: "trusted" | "public";
+  /** How long a track nobody reads keeps its upstream copy (ms). */
+  readonly trackLingerMs: number;
   readonly auth: { readonly key: string | undefined; readonly publicSubscribe: readonly string[]; readonly publicPublish: readonly string[] };
   readonly limits: Limits;
   readonly cluster: ClusterConfig;
@@ -103,6 +106,7 @@ export const defaults: RelayConfig = {
   logLevel: "info",
   hopId: undefined,
   tcpAccess: "trusted",
+  trackLingerMs: 5000,
   auth: { key: undefined, publicSubscribe: [], publicPublish: [] },
   limits: {},
   cluster: { peers: [], redirect: "", drainTimeoutMs: 10_000, handoverTimeoutMs: 5000, dialTimeoutMs: 5000 },
@@ -245,6 +249,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
       logLevel: level ?? file.logLevel ?? defaults.logLevel,
       hopId: file.hopId ?? defaults.hopId,
       tcpAccess: file.tcpAccess ?? defaults.tcpAccess,
+      trackLingerMs: file.trackLingerMs ?? defaults.trackLingerMs,
       auth: {
         key: keyEnv ?? file.auth?.key ?? defaults.auth.key,
         publicSubscribe: file.auth?.publicSubscribe ?? defaults.auth.publicSubscribe,

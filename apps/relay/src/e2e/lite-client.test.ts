@@ -126,14 +126,17 @@ describe("@moq/lite lifecycle through the relay", () => {
     expect(pub.tracks).toHaveLength(1);
   });
 
-  it("cancels the upstream subscription when the last subscriber leaves", async () => {
-    const r = await testRelay(cleanup);
+  it("cancels the upstream subscription once the last subscriber left and the linger passed", async () => {
+    const r = await testRelay(cleanup, undefined, { trackLingerMs: 300 });
     const pub = publisher(await client(r), "live");
     await until(() => r.origin.broadcasts === 1, 2000, "routable");
     const track = (await client(r)).consume(Moq.Path.from("live")).subscribe("video", 0);
     await until(() => pub.tracks.length === 1 && r.origin.sharedTracks === 1, 2000, "subscribed");
     track.close();
-    await until(() => r.origin.sharedTracks === 0, 2000, "upstream released");
+    await until(() => [...r.sessions].every((s) => s.subscriptions === 0), 2000, "unsubscribed");
+    // Still held while it lingers (a reader coming back would continue the same copy).
+    expect(r.origin.sharedTracks).toBe(1);
+    await until(() => r.origin.sharedTracks === 0, 3000, "upstream released");
     const upstream = pub.tracks[0];
     if (upstream === undefined) throw new Error("no track");
     await within(upstream.closed, 2000, "publisher track closed");

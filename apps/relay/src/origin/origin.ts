@@ -1,5 +1,6 @@
 import { GroupReader, type ResumeTrack, type Track } from "@handoff/moq-resume";
 import { normalizePath, stripPathPrefix } from "@handoff/moq-resume/lite";
+import { ManualClock, type Clock } from "@handoff/seqlog";
 import { bestRoute, compareRoutes, type Route, type RouteSource } from "./route.js";
 import { SharedTrack, type SharedHost, type TrackMove } from "./shared-track.js";
 
@@ -33,6 +34,14 @@ export interface OriginOptions {
   readonly cacheGroups?: number;
   /** Told whenever a track starts on, or moves to, an upstream copy (logs, metrics). */
   readonly onMove?: (move: TrackMove) => void;
+  /**
+   * How long a track nobody reads keeps its upstream copy (ms, default 0): a reader that comes
+   * back within it, such as a sibling resubscribing after a handover, continues the same copy
+   * instead of restarting the publisher's track. Released by {@link Origin.sweep}.
+   */
+  readonly lingerMs?: number;
+  /** Time source for the linger (default: a clock stuck at 0). */
+  readonly clock?: Clock;
 }
 
 /**
@@ -51,6 +60,10 @@ export class Origin {
   readonly #live = new Set<SharedTrack>();
   readonly #cacheGroups: number;
   readonly #host: SharedHost;
+  readonly #lingerMs: number;
+  readonly #clock: Clock;
+  /** Tracks nobody reads, with when they became idle. */
+  readonly #idle = new Map<SharedTrack, number>();
   #order = 0;
 
   /** @param hopId non-zero, below 2^53 (old JS clients decode hop ids as u53) */
@@ -58,11 +71,18 @@ export class Origin {
     if (!Number.isSafeInteger(hopId) || hopId <= 0) throw new RangeError(`invalid hop id ${String(hopId)}`);
     this.hopId = hopId;
     this.#cacheGroups = options.cacheGroups ?? 32;
+    this.#lingerMs = options.lingerMs ?? 0;
+    this.#clock = options.clock ?? new ManualClock();
     const onMove = options.onMove;
     this.#host = {
       routes: (path) => this.routes(path),
       moved: (move) => onMove?.(move),
+      idle: (shared) => {
+        if (this.#lingerMs <= 0) shared.release();
+        else this.#idle.set(shared, this.#clock.now());
+      },
       ended: (shared) => {
+        this.#idle.delete(shared);
         this.#live.delete(shared);
         const key = trackKey(shared.path, shared.name);
         if (this.#tracks.get(key) === shared) this.#tracks.delete(key);
@@ -205,7 +225,20 @@ export class Origin {
       if (shared === undefined) this.#tracks.set(key, fresh);
       shared = fresh;
     }
+    this.#idle.delete(shared);
     return { ok: true, track: shared.resume, release: shared.join(requester) };
+  }
+
+  /** Releases tracks that lingered unread past the linger time; returns how many. */
+  sweep(): number {
+    const now = this.#clock.now();
+    let released = 0;
+    for (const [shared, since] of [...this.#idle]) {
+      if (now - since < this.#lingerMs) continue;
+      shared.release();
+      released += 1;
+    }
+    return released;
   }
 
   /** The resumed track readers of `track` of `path` share, if the relay is subscribed to it. */

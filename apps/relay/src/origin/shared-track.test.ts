@@ -1,3 +1,4 @@
+import { ManualClock } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
 import { Origin } from "./origin.js";
 import type { TrackMove } from "./shared-track.js";
@@ -173,6 +174,39 @@ describe("shared tracks across route changes", () => {
     expect(origin.covered(a)).toBe(true);
     expect(origin.fedBy(a)).toBe(0);
     expect(origin.fedBy(b)).toBe(1);
+  });
+
+  it("keeps an unread track's copy for the linger time, so a returning reader continues it", () => {
+    const clock = new ManualClock();
+    const a = fakeSource(1);
+    const origin = new Origin(7, { lingerMs: 1000, clock });
+    origin.announce("room/cam", a, [1]);
+    const first = subscribe(origin);
+    lastCopy(a).track.createGroup(0).finish();
+    first.release();
+    clock.advance(999);
+    expect(origin.sweep()).toBe(0);
+    const again = subscribe(origin);
+    expect(again.track).toBe(first.track);
+    expect(a.asked).toHaveLength(1);
+    again.release();
+    clock.advance(1000);
+    expect(origin.sweep()).toBe(1);
+    expect(lastCopy(a).cancelled).toBe(true);
+    expect(origin.sharedTracks).toBe(0);
+  });
+
+  it("does not fail a lingering, unread track over to another route", () => {
+    const clock = new ManualClock();
+    const a = fakeSource(1);
+    const b = fakeSource(2);
+    const origin = new Origin(7, { lingerMs: 1000, clock });
+    origin.announce("room/cam", a, [1]);
+    origin.announce("room/cam", b, [2], 1);
+    subscribe(origin).release();
+    lastCopy(a).track.drop();
+    expect(b.asked).toEqual([]);
+    expect(origin.sharedTracks).toBe(0);
   });
 
   it("lets a reconnect of the same peer replace its stale route at once", () => {

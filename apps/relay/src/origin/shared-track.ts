@@ -29,8 +29,10 @@ export interface SharedHost {
   routes(path: string): readonly Route[];
   /** A copy started or changed (logs, metrics). */
   moved(move: TrackMove): void;
-  /** The track is over (finished, failed, or the last reader left): forget it. */
+  /** The track is over (finished, failed, or released): forget it. */
   ended(shared: SharedTrack): void;
+  /** The last reader left: the host lets it linger (a reader may come back) or releases it. */
+  idle(shared: SharedTrack): void;
 }
 
 interface Copy {
@@ -112,8 +114,17 @@ export class SharedTrack {
       const left = (this.#requesters.get(requester) ?? 1) - 1;
       if (left > 0) this.#requesters.set(requester, left);
       else this.#requesters.delete(requester);
-      if (this.#requesters.size === 0) this.#release();
+      if (this.#requesters.size === 0) this.#host.idle(this);
     };
+  }
+
+  /** Ends the track and cancels its upstream copy (it lingered unread long enough). */
+  release(): void {
+    if (this.#ended) return;
+    const copy = this.#copy;
+    this.#end(() => {
+      copy?.upstream.cancel();
+    });
   }
 
   /**
@@ -177,13 +188,14 @@ export class SharedTrack {
       case "aborted":
         // A refusal (nothing delivered) is the answer; a copy that served and then failed is a
         // dead route.
-        if (copy.delivered && this.#failover(copy)) return;
+        if (copy.delivered && this.#requesters.size > 0 && this.#failover(copy)) return;
         this.#end(() => {
           this.resume.abort(terminal.reason);
         });
         return;
       case "dropped":
-        if (this.#failover(copy)) return;
+        // A lingering track nobody reads is not worth a new upstream subscription.
+        if (this.#requesters.size > 0 && this.#failover(copy)) return;
         this.#end(() => {
           this.resume.drop();
         });
@@ -207,14 +219,6 @@ export class SharedTrack {
     this.#copy = undefined;
     finish();
     this.#host.ended(this);
-  }
-
-  #release(): void {
-    if (this.#ended) return;
-    const copy = this.#copy;
-    this.#end(() => {
-      copy?.upstream.cancel();
-    });
   }
 }
 

@@ -34,7 +34,12 @@ export interface RelayOptions {
   readonly hopId?: number;
   /** Peers to link to (none by default). */
   readonly cluster?: ClusterOptions;
+  /** How long a track nobody reads keeps its upstream copy (ms, default {@link DEFAULT_TRACK_LINGER_MS}). */
+  readonly trackLingerMs?: number;
 }
+
+/** Default linger of an unread track: long enough for a sibling's resubscription after a handover. */
+export const DEFAULT_TRACK_LINGER_MS = 5000;
 
 /** How to drain: where to send the peers, and for how long to keep serving them. */
 export interface DrainOptions {
@@ -100,6 +105,8 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
   const metrics = new RelayMetrics();
   const origin = new Origin(options.hopId ?? randomHopId(), {
     ...(options.limits.trackCacheGroups === undefined ? {} : { cacheGroups: options.limits.trackCacheGroups }),
+    lingerMs: options.trackLingerMs ?? DEFAULT_TRACK_LINGER_MS,
+    clock: { now: () => performance.now() },
     onMove: (move) => {
       metrics.trackMoved(move.reason);
       // One line per route change lets an operator follow a track across handovers by its path.
@@ -310,6 +317,10 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
     metricsServer === undefined || options.metricsPort === undefined ? undefined : await listen(metricsServer, options.metricsPort, options.host);
 
   cluster.start();
+  const sweep = setInterval(() => {
+    origin.sweep();
+  }, 1000);
+  sweep.unref();
   return {
     ports: { http: httpPort, tcp: tcpPort, metrics: metricsPort },
     origin,
@@ -319,6 +330,7 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
     drain,
     close: async () => {
       accepting = false;
+      clearInterval(sweep);
       cluster.stop();
       for (const session of [...sessions]) session.close(RelayCode.Shutdown, "relay shutting down");
       for (const client of wss.clients) client.terminate();

@@ -1,0 +1,82 @@
+// Failover without GOAWAY: the upstream relay is a real child process, SIGKILLed mid-group; the
+// edge moves the track to the sibling, which continues the open group at the first missing frame.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { Relay } from "../server/relay.js";
+import { clusterRelay, expectContiguous, metric, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.js";
+import { e2eSetup, testRelay, until, within } from "./harness.js";
+
+const cleanup = e2eSetup();
+const FRAMES = 4;
+const appDir = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Starts the relay's real entry point as a child linked to `peers`; resolves its raw-TCP port. */
+async function childRelay(peers: readonly string[]): Promise<{ child: ChildProcess; tcpPort: number }> {
+  const args = ["--import", "tsx", "--conditions=@handoff/source", "src/main.ts", "--host", "127.0.0.1", "--port", "0", "--tcp-port", "0"];
+  for (const peer of peers) args.push("--peer", peer);
+  const child = spawn(process.execPath, args, { cwd: appDir, stdio: ["ignore", "pipe", "inherit"] });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  child.once("exit", () => {
+    clearTimeout(timer);
+  });
+  cleanup.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  const port = new Promise<number>((resolve, reject) => {
+    let text = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      for (const line of text.split("\n")) {
+        if (!line.includes('"relay listening"')) continue;
+        const parsed = JSON.parse(line) as { tcp?: number };
+        if (parsed.tcp !== undefined) resolve(parsed.tcp);
+      }
+    });
+    child.once("exit", (code) => {
+      reject(new Error(`relay child exited (${String(code)}) before it listened: ${text}`));
+    });
+  });
+  return { child, tcpPort: await within(port, 20_000, "child relay listening") };
+}
+
+describe("failover without GOAWAY", () => {
+  it("the upstream is SIGKILLed mid-group and the track fails over to the sibling without a gap or a repeat", async () => {
+    const origin = await testRelay(cleanup);
+    const a = await childRelay([tcpUrl(origin)]);
+    const b = await clusterRelay(cleanup, [tcpUrl(origin)]);
+    const down = await clusterRelay(cleanup, [`tcp://127.0.0.1:${String(a.tcpPort)}?cost=1`, tcpUrl(b, 2)]);
+    const pub = publisher(cleanup, origin);
+    await routable(b, "B has the broadcast");
+    await until(() => down.origin.routes("anon/live").length === 2, 5000, "the edge has routes through A and B");
+    const received = await subscriber(cleanup, down);
+    const writer = await pub;
+    writer.groups(0, 1, FRAMES);
+    writer.frames(1, 0, 2);
+    await until(() => received.count() === FRAMES + 2, 5000, "group 0 and half of group 1 through A");
+    const [viaA, viaB] = linksOf(down);
+    if (viaA === undefined || viaB === undefined) throw new Error("not linked to both peers");
+    expect(down.origin.fedBy(viaA)).toBe(1);
+
+    const exited = once(a.child, "exit");
+    a.child.kill("SIGKILL");
+    await within(exited, 5000, "child exit");
+    await until(() => down.origin.fedBy(viaB) === 1, 5000, "the edge failed over to B");
+    writer.frames(1, 2, FRAMES);
+    writer.close();
+    writer.groups(2, 4, FRAMES);
+    await until(() => received.count() === 4 * FRAMES, 5000, "every frame of groups 0-3");
+    expectContiguous(received, 0, 4, FRAMES);
+    expect(await metric(down, "relay_track_routes_total", 'reason="failover"')).toBe(1);
+  });
+});
+
+/** The edge's live links, in peer order. */
+function linksOf(relay: Relay) {
+  return relay.cluster.peers.map((peer) => {
+    const session = peer.session;
+    if (session === undefined) throw new Error(`no link to ${peer.address.url}`);
+    return session;
+  });
+}
