@@ -1,5 +1,5 @@
 /**
- * Relay benchmark: 1 publisher → 1 and 100 subscribers over WebSocket on loopback, against a plain
+ * Relay benchmark: 1 publisher → 1, 100 and 1000 subscribers over WebSocket on loopback, against a plain
  * `ws` broadcast server relaying the same bytes. Prints delivered groups/s and frames/s, p50/p99
  * latency (publish → subscriber read) and the server's RSS, and the relay/ws ratios.
  * The relay and the ws server each run in their own process; clients run here.
@@ -244,7 +244,7 @@ async function main(): Promise<void> {
   for (const level of ["debug", "log", "info", "warn"] as const) console[level] = () => undefined;
   const out = (line: string): boolean => process.stdout.write(`${line}\n`);
   out(`publish: ${String(GROUPS_PER_S)} groups/s x ${String(FRAMES_PER_GROUP)} frames x ${String(FRAME_BYTES)} B for ${String(SECONDS)} s`);
-  for (const n of (process.env["BENCH_SUBS"] ?? "1,100").split(",").map(Number)) {
+  for (const n of (process.env["BENCH_SUBS"] ?? "1,100,1000").split(",").map(Number)) {
     const relay = summary(await runRelay(n));
     const ws = summary(await runWs(n));
     const f = (x: number): string => x.toFixed(1);

@@ -38,6 +38,8 @@ export interface PeerHooks {
  * dial hangs.
  */
 export class Peer {
+  /** The configured endpoint: where the link goes back to when a redirected one fails. */
+  readonly #configured: PeerAddress;
   #address: PeerAddress;
   readonly #ctx: AttachContext;
   readonly #timing: PeerTiming;
@@ -51,6 +53,7 @@ export class Peer {
   readonly #handovers = new Map<LiteSession, () => void>();
 
   constructor(address: PeerAddress, ctx: AttachContext, timing: PeerTiming, hooks: PeerHooks) {
+    this.#configured = address;
     this.#address = address;
     this.#ctx = ctx;
     this.#timing = timing;
@@ -58,7 +61,7 @@ export class Peer {
     this.#log = ctx.log.child({ peer: address.url });
   }
 
-  /** Where the link points now (a GOAWAY may have moved it). */
+  /** Where the link points now (a GOAWAY may have moved it until that link fails). */
   get address(): PeerAddress {
     return this.#address;
   }
@@ -132,6 +135,8 @@ export class Peer {
 
   #schedule(): void {
     if (this.#stopped || this.#retry !== undefined || this.#dial !== undefined || this.#current !== undefined) return;
+    // A redirect is followed once; when its link fails, the configured endpoint is tried again.
+    this.#address = this.#configured;
     const delay = Math.min(this.#timing.maxBackoffMs, this.#timing.minBackoffMs * 2 ** this.#attempt);
     this.#attempt += 1;
     this.#retry = setTimeout(() => {
