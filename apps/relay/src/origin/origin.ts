@@ -58,6 +58,8 @@ export class Origin {
   readonly #tracks = new Map<string, SharedTrack>();
   /** Every live track, shared or private (a reader whose own session feeds the shared one). */
   readonly #live = new Set<SharedTrack>();
+  /** The live tracks by path, so a route change re-evaluates only its own path's tracks. */
+  readonly #byPath = new Map<string, Set<SharedTrack>>();
   readonly #cacheGroups: number;
   readonly #host: SharedHost;
   readonly #lingerMs: number;
@@ -84,6 +86,9 @@ export class Origin {
       ended: (shared) => {
         this.#idle.delete(shared);
         this.#live.delete(shared);
+        const onPath = this.#byPath.get(shared.path);
+        onPath?.delete(shared);
+        if (onPath?.size === 0) this.#byPath.delete(shared.path);
         const key = trackKey(shared.path, shared.name);
         if (this.#tracks.get(key) === shared) this.#tracks.delete(key);
       },
@@ -222,6 +227,9 @@ export class Origin {
       const started = fresh.start(requester);
       if (started !== "ok") return { ok: false, reason: started };
       this.#live.add(fresh);
+      const onPath = this.#byPath.get(normal) ?? new Set<SharedTrack>();
+      onPath.add(fresh);
+      this.#byPath.set(normal, onPath);
       if (shared === undefined) this.#tracks.set(key, fresh);
       shared = fresh;
     }
@@ -260,7 +268,8 @@ export class Origin {
   }
 
   #reroute(path: string): void {
-    for (const shared of [...this.#live]) if (shared.path === path) shared.reroute();
+    const onPath = this.#byPath.get(path);
+    if (onPath !== undefined) for (const shared of [...onPath]) shared.reroute();
   }
 
   #notify(path: string): void {

@@ -9,6 +9,7 @@
 // tested against the spec (the table), never against mqtt-packet.
 import * as mqtt from "mqtt-packet";
 import type { Packet, ProtocolVersion, PublishPacket } from "./packet.js";
+import { propertiesLength, PropertyContext } from "./properties.js";
 import type { Properties, UserProperty } from "./property-types.js";
 
 type Bag = Record<string, unknown>;
@@ -298,8 +299,11 @@ function userPropertiesOf(p: Packet): readonly (readonly UserProperty[])[] {
  * - a User Property name repeated after an empty value: its parser tests the previous value for
  *   truthiness, so `("k", "")` followed by `("k", "x")` loses the first pair (parser.js,
  *   `if (result[name][currentUserProperty.name])`).
+ * - an AUTH with reason Success and no properties: we send it with remaining length 0, as
+ *   [MQTT-3.15.2-1] allows, and its parser reads a reason code byte past the end of the packet.
  */
 export function oracleCanParse(p: Packet): boolean {
+  if (p.type === "auth" && p.reasonCode === 0 && propertiesLength(p.properties, PropertyContext.Auth) === 0) return false;
   for (const list of userPropertiesOf(p)) {
     const seenEmpty = new Set<string>();
     for (const [k, v] of list) {
