@@ -11,6 +11,17 @@ describe("RelayMetrics", () => {
     expect(text).toMatch(/relay_frame_bytes_total\{direction="out"\} 15/);
   });
 
+  it("keeps frame counts monotonic across scrapes", async () => {
+    const m = new RelayMetrics();
+    m.frame("in", 1);
+    await m.render();
+    m.frame("in", 1);
+    m.group("in");
+    const text = await m.render();
+    expect(text).toMatch(/relay_frames_total\{direction="in"\} 2/);
+    expect(text).toMatch(/relay_groups_total\{direction="in"\} 1/);
+  });
+
   it("tracks open sessions as a gauge", async () => {
     const m = new RelayMetrics();
     m.sessionOpened("ws");

@@ -9,9 +9,7 @@ export class RelayMetrics implements SessionStats {
   readonly #sessionsTotal: Counter<"transport">;
   readonly #rejected: Counter<"status">;
   readonly #subscriptions: Gauge;
-  readonly #groups: Counter<"direction">;
-  readonly #frames: Counter<"direction">;
-  readonly #bytes: Counter<"direction">;
+  readonly #pending = { in: { groups: 0, frames: 0, bytes: 0 }, out: { groups: 0, frames: 0, bytes: 0 } };
   readonly #oversized: Counter;
   readonly #skipped: Counter;
   readonly #trackMoves: Counter<"reason">;
@@ -26,9 +24,45 @@ export class RelayMetrics implements SessionStats {
     this.#sessionsTotal = new Counter({ name: "relay_sessions_total", help: "Sessions accepted", labelNames: ["transport"], registers });
     this.#rejected = new Counter({ name: "relay_rejected_total", help: "Connections refused before a session started", labelNames: ["status"], registers });
     this.#subscriptions = new Gauge({ name: "relay_subscriptions", help: "Downstream subscriptions being served", registers });
-    this.#groups = new Counter({ name: "relay_groups_total", help: "Group streams", labelNames: ["direction"], registers });
-    this.#frames = new Counter({ name: "relay_frames_total", help: "Frames", labelNames: ["direction"], registers });
-    this.#bytes = new Counter({ name: "relay_frame_bytes_total", help: "Frame payload bytes", labelNames: ["direction"], registers });
+    // Per-frame counts are kept as plain numbers and handed to prom-client at scrape time: a
+    // labelled inc() per frame per subscriber costs more than the rest of the fan-out bookkeeping.
+    const pending = this.#pending;
+    const flush = (counter: Counter<"direction">, key: "groups" | "frames" | "bytes"): void => {
+      for (const direction of ["in", "out"] as const) {
+        const delta = pending[direction][key];
+        if (delta === 0) continue;
+        counter.inc({ direction }, delta);
+        pending[direction][key] = 0;
+      }
+    };
+    // Registered in the registry, which is all a scrape needs of them.
+    new Counter({
+      name: "relay_groups_total",
+      help: "Group streams",
+      labelNames: ["direction"],
+      registers,
+      collect() {
+        flush(this, "groups");
+      },
+    });
+    new Counter({
+      name: "relay_frames_total",
+      help: "Frames",
+      labelNames: ["direction"],
+      registers,
+      collect() {
+        flush(this, "frames");
+      },
+    });
+    new Counter({
+      name: "relay_frame_bytes_total",
+      help: "Frame payload bytes",
+      labelNames: ["direction"],
+      registers,
+      collect() {
+        flush(this, "bytes");
+      },
+    });
     this.#skipped = new Counter({ name: "relay_groups_skipped_total", help: "Groups skipped for slow subscribers", registers });
     this.#oversized = new Counter({ name: "relay_groups_oversized_total", help: "Publishers' groups aborted past the per-group byte limit", registers });
     this.#trackMoves = new Counter({
@@ -91,13 +125,14 @@ export class RelayMetrics implements SessionStats {
 
   /** @inheritdoc */
   group(direction: "in" | "out"): void {
-    this.#groups.inc({ direction });
+    this.#pending[direction].groups += 1;
   }
 
   /** @inheritdoc */
   frame(direction: "in" | "out", bytes: number): void {
-    this.#frames.inc({ direction });
-    this.#bytes.inc({ direction }, bytes);
+    const counts = this.#pending[direction];
+    counts.frames += 1;
+    counts.bytes += bytes;
   }
 
   /** @inheritdoc */

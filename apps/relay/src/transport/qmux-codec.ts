@@ -20,7 +20,9 @@ export function encodeQmuxFrame(frame: Frame): Uint8Array {
       const off = offset !== undefined;
       const type = FrameType.STREAM | FrameType.STREAM_LEN | (off ? FrameType.STREAM_OFF : 0) | (frame.fin ? FrameType.STREAM_FIN : 0);
       const size = 1 + varintSize(frame.id) + (off ? varintSize(offset) : 0) + varintSize(frame.data.length) + frame.data.length;
-      const out = new Uint8Array(size);
+      // Every byte is written below: skip the zero fill (this runs per frame per subscriber).
+      const pooled = Buffer.allocUnsafe(size);
+      const out = new Uint8Array(pooled.buffer, pooled.byteOffset, size);
       let pos = writeVarint(out, 0, type);
       pos = writeVarint(out, pos, frame.id);
       if (off) pos = writeVarint(out, pos, offset);
