@@ -23,6 +23,18 @@ async function main(): Promise<void> {
   }
   const { config } = parsed;
   const log = pino({ name: "relay", level: config.logLevel });
+  const read = (path: string | undefined): Buffer | undefined => {
+    if (path === undefined) return undefined;
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      process.stderr.write(`handoff-relay: cannot read ${path}: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(2);
+    }
+  };
+  const cert = read(config.tls.cert);
+  const key = read(config.tls.key);
+  const ca = read(config.tls.ca);
   // Loaded after the flags are read, so a bad flag is reported without loading the relay.
   const { startRelay } = await import("./server/index.js");
   const relay = await startRelay(
@@ -36,7 +48,9 @@ async function main(): Promise<void> {
       limits: config.limits,
       trackLingerMs: config.trackLingerMs,
       ...(config.hopId === undefined ? {} : { hopId: config.hopId }),
+      ...(cert === undefined || key === undefined ? {} : { tls: { cert, key } }),
       cluster: {
+        ...(ca === undefined ? {} : { ca }),
         peers: config.cluster.peers,
         timing: { handoverTimeoutMs: config.cluster.handoverTimeoutMs, dialTimeoutMs: config.cluster.dialTimeoutMs },
       },
@@ -81,6 +95,7 @@ async function main(): Promise<void> {
       metrics: relay.ports.metrics,
       hopId: relay.origin.hopId,
       auth: config.auth.key !== undefined,
+      tls: cert !== undefined,
       peers: config.cluster.peers,
     },
     "relay listening",

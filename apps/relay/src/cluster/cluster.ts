@@ -5,10 +5,12 @@ import { parsePeerUrl } from "./peer-url.js";
 
 /** Cluster settings of a relay. */
 export interface ClusterOptions {
-  /** Peer URLs to keep links to: `tcp://host:port?cost=N` or `ws(s)://host:port/path?cost=N`. */
+  /** Peer URLs to keep links to: `tcp://` or `tls://host:port?cost=N`, or `ws(s)://host:port/path?cost=N`. */
   readonly peers: readonly string[];
   /** Dial, handover and backoff timing (defaults in {@link DEFAULT_PEER_TIMING}). */
   readonly timing?: Partial<PeerTiming>;
+  /** Certificates to trust for `tls://` and `wss://` peers besides the system's (PEM). */
+  readonly ca?: string | Buffer;
 }
 
 /**
@@ -31,7 +33,7 @@ export class Cluster {
         this.#dialed.delete(session);
       },
     };
-    this.#peers = options.peers.map((url) => new Peer(parsePeerUrl(url), ctx, timing, hooks));
+    this.#peers = options.peers.map((url) => new Peer(parsePeerUrl(url), ctx, { timing, ca: options.ca }, hooks));
   }
 
   /** The configured peers. */

@@ -1,4 +1,5 @@
-import { connect as tcpConnect, type Socket } from "node:net";
+import { connect as tcpConnect, isIP, type Socket } from "node:net";
+import { connect as tlsConnect } from "node:tls";
 import { LITE_04 } from "@handoff/moq-resume/lite";
 import { WebSocket, type RawData } from "ws";
 import { ALLOW_ALL } from "../auth/permissions.js";
@@ -23,6 +24,8 @@ export interface DialOptions {
   readonly onClosed: NonNullable<AttachOptions["onClosed"]>;
   /** Extra log fields for the session. */
   readonly logFields: Readonly<Record<string, unknown>>;
+  /** Certificates to trust for `tls://` and `wss://` peers besides the system's (PEM). */
+  readonly ca: string | Buffer | undefined;
 }
 
 /** A dial in progress: the session once connected, and how to give up on it. */
@@ -60,7 +63,16 @@ function attachOptions(address: PeerAddress, options: DialOptions, remote: strin
 }
 
 function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions): Dial {
-  const socket: Socket = tcpConnect({ host: address.host, port: address.port });
+  const socket: Socket = address.secure
+    ? tlsConnect({
+        host: address.host,
+        port: address.port,
+        ALPNProtocols: [LINK_ALPN],
+        // SNI takes a host name only.
+        ...(isIP(address.host) === 0 ? { servername: address.host } : {}),
+        ...(options.ca === undefined ? {} : { ca: options.ca }),
+      })
+    : tcpConnect({ host: address.host, port: address.port });
   let settled = false;
   const session = new Promise<LiteSession>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -79,7 +91,7 @@ function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions)
     socket.once("close", () => {
       fail(new DialError(`dial ${address.url}: closed`));
     });
-    socket.once("connect", () => {
+    socket.once(address.secure ? "secureConnect" : "connect", () => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -137,7 +149,11 @@ function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions)
 function dialWs(ctx: AttachContext, address: PeerAddress, options: DialOptions): Dial {
   const host = address.host.includes(":") ? `[${address.host}]` : address.host;
   const url = `${address.secure ? "wss" : "ws"}://${host}:${String(address.port)}${address.path === "" ? "/" : address.path}${address.search}`;
-  const ws = new WebSocket(url, [`qmux-00.${LINK_ALPN}`], { maxPayload: 1 << 20, handshakeTimeout: options.timeoutMs });
+  const ws = new WebSocket(url, [`qmux-00.${LINK_ALPN}`], {
+    maxPayload: 1 << 20,
+    handshakeTimeout: options.timeoutMs,
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+  });
   let settled = false;
   const session = new Promise<LiteSession>((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -18,6 +18,10 @@ describe("peer URLs", () => {
     });
   });
 
+  it("reads a qmux-over-TLS peer", () => {
+    expect(parsePeerUrl("tls://relay.example:5000")).toMatchObject({ transport: "tcp", secure: true, port: 5000, path: "" });
+  });
+
   it("defaults the link cost to 1 and the port per scheme", () => {
     expect(parsePeerUrl("wss://relay.example")).toMatchObject({ port: 443, cost: 1, secure: true });
     expect(parsePeerUrl("tcp://[::1]")).toMatchObject({ host: "::1", port: 4444 });

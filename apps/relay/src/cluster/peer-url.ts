@@ -1,11 +1,11 @@
-/** How a relay reaches a peer: qmux over raw TCP, or qmux over WebSocket. */
+/** How a relay reaches a peer: qmux over raw TCP or TLS, or qmux over WebSocket. */
 export interface PeerAddress {
   /** The URL as given (for logs). */
   readonly url: string;
   readonly transport: "tcp" | "ws";
   readonly host: string;
   readonly port: number;
-  /** WebSocket only: TLS. */
+  /** TLS (`tls://` or `wss://`). */
   readonly secure: boolean;
   /** The path scope (the broadcast root on the peer); "" on raw TCP. */
   readonly path: string;
@@ -20,10 +20,11 @@ export class PeerUrlError extends Error {
   override readonly name = "PeerUrlError";
 }
 
-const DEFAULT_PORTS: Readonly<Record<string, number>> = { "tcp:": 4444, "ws:": 4443, "wss:": 443 };
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { "tcp:": 4444, "tls:": 4444, "ws:": 4443, "wss:": 443 };
 
 /**
- * Parses a peer URL: `tcp://host:port[?cost=N]`, `ws://host:port/path[?cost=N&jwt=T]` or `wss://…`.
+ * Parses a peer URL: `tcp://host:port[?cost=N]` (qmux over TCP), `tls://…` (qmux over TLS),
+ * `ws://host:port/path[?cost=N&jwt=T]` or `wss://…` (qmux over WebSocket).
  * `cost` is removed from what is sent to the peer; everything else in the query is kept.
  */
 export function parsePeerUrl(text: string): PeerAddress {
@@ -34,7 +35,7 @@ export function parsePeerUrl(text: string): PeerAddress {
     throw new PeerUrlError(`not a URL: ${text}`);
   }
   const port = DEFAULT_PORTS[url.protocol];
-  if (port === undefined) throw new PeerUrlError(`unsupported scheme in ${text} (use tcp://, ws:// or wss://)`);
+  if (port === undefined) throw new PeerUrlError(`unsupported scheme in ${text} (use tcp://, tls://, ws:// or wss://)`);
   if (url.hostname === "") throw new PeerUrlError(`no host in ${text}`);
   const costText = url.searchParams.get("cost");
   let cost = 1;
@@ -43,8 +44,8 @@ export function parsePeerUrl(text: string): PeerAddress {
     cost = Number(costText);
     url.searchParams.delete("cost");
   }
-  const tcp = url.protocol === "tcp:";
-  if (tcp && url.pathname !== "" && url.pathname !== "/") throw new PeerUrlError(`a tcp:// peer has no path: ${text}`);
+  const tcp = url.protocol === "tcp:" || url.protocol === "tls:";
+  if (tcp && url.pathname !== "" && url.pathname !== "/") throw new PeerUrlError(`a ${url.protocol}// peer has no path: ${text}`);
   // IPv6 literals come bracketed from URL; net.connect wants them bare.
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   return {
@@ -52,7 +53,7 @@ export function parsePeerUrl(text: string): PeerAddress {
     transport: tcp ? "tcp" : "ws",
     host,
     port: url.port === "" ? port : Number(url.port),
-    secure: url.protocol === "wss:",
+    secure: url.protocol === "wss:" || url.protocol === "tls:",
     path: tcp ? "" : decodeURIComponent(url.pathname),
     search: tcp ? "" : url.search,
     cost,

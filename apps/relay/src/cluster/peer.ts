@@ -16,6 +16,13 @@ export interface PeerTiming {
   readonly maxBackoffMs: number;
 }
 
+/** How a peer link dials, besides its address. */
+export interface PeerSettings {
+  readonly timing: PeerTiming;
+  /** Certificates to trust for TLS peers besides the system's (PEM). */
+  readonly ca: string | Buffer | undefined;
+}
+
 /** Defaults for {@link PeerTiming}. */
 export const DEFAULT_PEER_TIMING: PeerTiming = { dialTimeoutMs: 5000, handoverTimeoutMs: 5000, minBackoffMs: 250, maxBackoffMs: 5000 };
 
@@ -43,6 +50,7 @@ export class Peer {
   #address: PeerAddress;
   readonly #ctx: AttachContext;
   readonly #timing: PeerTiming;
+  readonly #ca: string | Buffer | undefined;
   readonly #hooks: PeerHooks;
   readonly #log: Logger;
   #current: LiteSession | undefined;
@@ -52,11 +60,12 @@ export class Peer {
   #stopped = false;
   readonly #handovers = new Map<LiteSession, () => void>();
 
-  constructor(address: PeerAddress, ctx: AttachContext, timing: PeerTiming, hooks: PeerHooks) {
+  constructor(address: PeerAddress, ctx: AttachContext, settings: PeerSettings, hooks: PeerHooks) {
     this.#configured = address;
     this.#address = address;
     this.#ctx = ctx;
-    this.#timing = timing;
+    this.#timing = settings.timing;
+    this.#ca = settings.ca;
     this.#hooks = hooks;
     this.#log = ctx.log.child({ peer: address.url });
   }
@@ -101,6 +110,7 @@ export class Peer {
     const address = this.#address;
     const dial = dialPeer(this.#ctx, address, {
       timeoutMs: this.#timing.dialTimeoutMs,
+      ca: this.#ca,
       logFields: { link: "dialed" },
       onGoaway: (session, uri) => {
         this.#onGoaway(session, uri);

@@ -43,6 +43,14 @@ describe("parseConfig", () => {
     expect(() => parseConfig(["--drain-timeout", "soon"], {})).toThrow(/not milliseconds/);
   });
 
+  it("reads TLS files from flags or the file, and refuses a certificate without a key", () => {
+    const flags = parseConfig(["--tls-cert", "c.pem", "--tls-key", "k.pem"], {});
+    expect(flags.kind === "run" && flags.config.tls).toEqual({ cert: "c.pem", key: "k.pem", ca: undefined });
+    const file = parseConfig(["--config", "r.yaml"], {}, () => "tls:\n  cert: c.pem\n  key: k.pem\n  ca: ca.pem\n");
+    expect(file.kind === "run" && file.config.tls).toEqual({ cert: "c.pem", key: "k.pem", ca: "ca.pem" });
+    expect(() => parseConfig(["--tls-cert", "c.pem"], {})).toThrow(/both a certificate/);
+  });
+
   it("refuses an unknown flag", () => {
     expect(() => parseConfig(["--bogus"], {})).toThrow(ConfigError);
   });

@@ -18,6 +18,14 @@ export const fileSchema = z
     hopId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
     tcpAccess: z.enum(["trusted", "public"]),
     trackLingerMs: z.number().int().min(0),
+    tls: z
+      .object({
+        cert: z.string().min(1),
+        key: z.string().min(1),
+        ca: z.string().min(1),
+      })
+      .partial()
+      .strict(),
     auth: z
       .object({
         key: z.string().min(16, "auth.key must be at least 16 characters"),
@@ -66,6 +74,8 @@ export interface RelayConfig {
   readonly tcpAccess: "trusted" | "public";
   /** How long a track nobody reads keeps its upstream copy (ms). */
   readonly trackLingerMs: number;
+  /** TLS files: certificate and key to serve with (both or neither), CA to trust for TLS peers. */
+  readonly tls: { readonly cert: string | undefined; readonly key: string | undefined; readonly ca: string | undefined };
   readonly auth: { readonly key: string | undefined; readonly publicSubscribe: readonly string[]; readonly publicPublish: readonly string[] };
   readonly limits: Limits;
   readonly cluster: ClusterConfig;
@@ -107,6 +117,7 @@ export const defaults: RelayConfig = {
   hopId: undefined,
   tcpAccess: "trusted",
   trackLingerMs: 5000,
+  tls: { cert: undefined, key: undefined, ca: undefined },
   auth: { key: undefined, publicSubscribe: [], publicPublish: [] },
   limits: {},
   cluster: { peers: [], redirect: "", drainTimeoutMs: 10_000, handoverTimeoutMs: 5000, dialTimeoutMs: 5000 },
@@ -129,7 +140,9 @@ TCP on --tcp-port, Prometheus /metrics on --metrics-port.
   --tcp-port <n>         qmux over raw TCP for relay links (off by default, env HANDOFF_RELAY_TCP_PORT)
   --metrics-port <n>     Prometheus /metrics (off by default, env HANDOFF_RELAY_METRICS_PORT)
   --log-level <level>    ${LOG_LEVELS.join("|")} (default ${defaults.logLevel}, env HANDOFF_LOG_LEVEL)
-  --peer <url>           link to a peer relay, repeatable: tcp://host:port?cost=N or ws://host:port/path
+  --tls-cert <file>      serve HTTPS/WSS on --port and qmux over TLS on --tcp-port (env HANDOFF_RELAY_TLS_CERT)
+  --tls-key <file>       the certificate's key (env HANDOFF_RELAY_TLS_KEY)
+  --peer <url>           link to a peer relay, repeatable: tcp:// or tls://host:port?cost=N, ws(s)://host:port/path
                          (env HANDOFF_RELAY_PEERS, comma-separated)
   --redirect <uri>       GOAWAY URI sent when draining on SIGTERM; empty = reconnect here (env HANDOFF_RELAY_REDIRECT)
   --drain-timeout <ms>   how long a drain keeps serving (default ${String(defaults.cluster.drainTimeoutMs)}, 0 = close at once)
@@ -189,6 +202,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
         "metrics-port": { type: "string" },
         "log-level": { type: "string" },
         peer: { type: "string", multiple: true },
+        "tls-cert": { type: "string" },
+        "tls-key": { type: "string" },
         redirect: { type: "string" },
         "drain-timeout": { type: "string" },
         help: { type: "boolean" },
@@ -237,6 +252,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
   }
   const drainFlag = values["drain-timeout"];
   if (drainFlag !== undefined && !/^\d+$/.test(drainFlag)) throw new ConfigError(`--drain-timeout: not milliseconds: ${drainFlag}`);
+  const tlsCert = values["tls-cert"] ?? env["HANDOFF_RELAY_TLS_CERT"] ?? file.tls?.cert;
+  const tlsKey = values["tls-key"] ?? env["HANDOFF_RELAY_TLS_KEY"] ?? file.tls?.key;
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new ConfigError("TLS needs both a certificate (--tls-cert) and a key (--tls-key)");
   const keyEnv = env["HANDOFF_RELAY_AUTH_KEY"];
   if (keyEnv !== undefined && keyEnv.length < 16) throw new ConfigError("HANDOFF_RELAY_AUTH_KEY must be at least 16 characters");
   return {
@@ -250,6 +268,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
       hopId: file.hopId ?? defaults.hopId,
       tcpAccess: file.tcpAccess ?? defaults.tcpAccess,
       trackLingerMs: file.trackLingerMs ?? defaults.trackLingerMs,
+      tls: { cert: tlsCert, key: tlsKey, ca: file.tls?.ca },
       auth: {
         key: keyEnv ?? file.auth?.key ?? defaults.auth.key,
         publicSubscribe: file.auth?.publicSubscribe ?? defaults.auth.publicSubscribe,

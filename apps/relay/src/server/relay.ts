@@ -1,5 +1,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
+import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
@@ -36,6 +38,17 @@ export interface RelayOptions {
   readonly cluster?: ClusterOptions;
   /** How long a track nobody reads keeps its upstream copy (ms, default {@link DEFAULT_TRACK_LINGER_MS}). */
   readonly trackLingerMs?: number;
+  /**
+   * TLS for both listeners: HTTPS/WSS on `port`, qmux over TLS on `tcpPort` (the moq version
+   * then comes from the TLS ALPN). Undefined: plain HTTP/WS and TCP.
+   */
+  readonly tls?: TlsOptions;
+}
+
+/** Certificate and key (PEM) the relay serves with. */
+export interface TlsOptions {
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
 }
 
 /** Default linger of an unread track: long enough for a sibling's resubscription after a handover. */
@@ -119,10 +132,12 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
   const sockets = new Set<Duplex>();
   let accepting = true;
 
-  const http = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
     if (!handleHttp(origin, req, res)) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
-  });
-  http.on("connection", (socket: Socket) => {
+  };
+  const tls = options.tls;
+  const http = tls === undefined ? createHttpServer(answer) : createHttpsServer({ cert: tls.cert, key: tls.key }, answer);
+  http.on(tls === undefined ? "connection" : "secureConnection", (socket: Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
@@ -212,63 +227,71 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
     });
   });
 
-  const tcp =
-    options.tcpPort === undefined
-      ? undefined
-      : createTcpServer((socket: Socket) => {
-          if (!accepting) {
+  const acceptTcp = (socket: Socket, alpn: string | false | null | undefined): void => {
+    if (!accepting) {
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    const framing = createFraming("qmux-00", {
+      role: "server",
+      carrier: "stream",
+      autoConsume: true,
+      params: { applicationProtocols: [...TCP_MOQ_ALPNS] },
+    });
+    const cork = corkPerTick(socket);
+    const permissions =
+      options.tcpAccess === "trusted" || options.auth.key === undefined
+        ? ALLOW_ALL
+        : { publish: options.auth.publicPublish, subscribe: options.auth.publicSubscribe };
+    const session = attachSession(
+      ctx,
+      {
+        send: (bytes) => {
+          if (socket.destroyed) return;
+          if (socket.writableLength > MAX_SOCKET_BUFFER) {
             socket.destroy();
             return;
           }
-          sockets.add(socket);
-          const framing = createFraming("qmux-00", {
-            role: "server",
-            carrier: "stream",
-            autoConsume: true,
-            params: { applicationProtocols: [...TCP_MOQ_ALPNS] },
+          cork();
+          socket.write(bytes);
+        },
+        end: () => {
+          socket.end();
+        },
+      },
+      {
+        framing,
+        // Over TLS the ALPN fixes the version; plain TCP agrees it in the qmux parameters.
+      mode: typeof alpn === "string" ? (versionMode(alpn) ?? { kind: "transport" }) : { kind: "transport" },
+        root: "",
+        permissions,
+        transport: "tcp",
+        expiresAt: undefined,
+        remote: `${socket.remoteAddress ?? "?"}:${String(socket.remotePort ?? 0)}`,
+      },
+    );
+    socket.on("data", (chunk: Buffer) => {
+      session.receive(chunk);
+    });
+    socket.on("close", () => {
+      sockets.delete(socket);
+      session.close(RelayCode.Cancel, "socket closed");
+    });
+    socket.on("error", () => {
+      socket.destroy();
+    });
+  };
+  const tcp =
+    options.tcpPort === undefined
+      ? undefined
+      : tls === undefined
+        ? createTcpServer((socket: Socket) => {
+            acceptTcp(socket, undefined);
+          })
+        : createTlsServer({ cert: tls.cert, key: tls.key, ALPNProtocols: [...TCP_MOQ_ALPNS] }, (socket: TLSSocket) => {
+            acceptTcp(socket, socket.alpnProtocol);
           });
-          const cork = corkPerTick(socket);
-          const permissions =
-            options.tcpAccess === "trusted" || options.auth.key === undefined
-              ? ALLOW_ALL
-              : { publish: options.auth.publicPublish, subscribe: options.auth.publicSubscribe };
-          const session = attachSession(
-            ctx,
-            {
-              send: (bytes) => {
-                if (socket.destroyed) return;
-                if (socket.writableLength > MAX_SOCKET_BUFFER) {
-                  socket.destroy();
-                  return;
-                }
-                cork();
-                socket.write(bytes);
-              },
-              end: () => {
-                socket.end();
-              },
-            },
-            {
-              framing,
-              mode: { kind: "transport" },
-              root: "",
-              permissions,
-              transport: "tcp",
-              expiresAt: undefined,
-              remote: `${socket.remoteAddress ?? "?"}:${String(socket.remotePort ?? 0)}`,
-            },
-          );
-          socket.on("data", (chunk: Buffer) => {
-            session.receive(chunk);
-          });
-          socket.on("close", () => {
-            sockets.delete(socket);
-            session.close(RelayCode.Cancel, "socket closed");
-          });
-          socket.on("error", () => {
-            socket.destroy();
-          });
-        });
 
   const metricsServer =
     options.metricsPort === undefined

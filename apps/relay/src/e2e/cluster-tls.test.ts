@@ -1,0 +1,56 @@
+// TLS on both listeners: a hub serving HTTPS/WSS and qmux over TLS, linked to by one relay over
+// tls:// and by another over wss://, with the moq version taken from the TLS ALPN.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { LITE_04 } from "@handoff/moq-resume/lite";
+import { describe, expect, it } from "vitest";
+import { expectContiguous, publisher, routable, subscriber } from "./cluster-harness.js";
+import { e2eSetup, testRelay, until } from "./harness.js";
+
+const cleanup = e2eSetup();
+const fixture = (name: string): Buffer => readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)));
+
+describe("TLS", () => {
+  it("carries a broadcast over qmux/TLS and WSS links to a hub that serves TLS on both ports", async () => {
+    const cert = fixture("localhost-cert.pem");
+    const key = fixture("localhost-key.pem");
+    const hub = await testRelay(cleanup, undefined, { tls: { cert, key } });
+    const timing = { minBackoffMs: 50, maxBackoffMs: 500 };
+    const ingest = await testRelay(cleanup, undefined, {
+      cluster: { peers: [`tls://127.0.0.1:${String(hub.ports.tcp)}`], ca: cert, timing },
+    });
+    const edge = await testRelay(cleanup, undefined, {
+      cluster: { peers: [`wss://127.0.0.1:${String(hub.ports.http)}/`], ca: cert, timing },
+    });
+    await until(() => hub.sessions.size === 2, 5000, "both links up");
+    // Every session on the hub agreed lite-04 (the TLS ALPN on one, the WebSocket subprotocol on the other).
+    expect([...hub.sessions].map((s) => s.version)).toEqual([LITE_04, LITE_04]);
+    const pub = publisher(cleanup, ingest);
+    await routable(edge, "the broadcast crossed both TLS links");
+    const received = await subscriber(cleanup, edge);
+    const writer = await pub;
+    writer.groups(0, 3, 4);
+    await until(() => received.count() === 12, 5000, "frames across TLS");
+    expectContiguous(received, 0, 3, 4);
+  });
+
+  it("refuses a TLS peer whose certificate it does not trust, and keeps retrying", async () => {
+    const hub = await testRelay(cleanup, undefined, { tls: { cert: fixture("localhost-cert.pem"), key: fixture("localhost-key.pem") } });
+    const edge = await testRelay(cleanup, undefined, {
+      cluster: { peers: [`tls://127.0.0.1:${String(hub.ports.tcp)}`], timing: { minBackoffMs: 20, maxBackoffMs: 50 } },
+    });
+    const failed = async (): Promise<number> => {
+      const text = await edge.metrics.render();
+      const line = text.split("\n").find((l) => l.startsWith('relay_cluster_dials_total{result="failed"}'));
+      return Number(line?.split(" ")[1] ?? 0);
+    };
+    let count = 0;
+    const deadline = Date.now() + 3000;
+    while (count < 2 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      count = await failed();
+    }
+    expect(count).toBeGreaterThanOrEqual(2);
+    expect(hub.sessions.size).toBe(0);
+  });
+});

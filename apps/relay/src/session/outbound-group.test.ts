@@ -1,0 +1,189 @@
+import { type Group, GroupReader, Track } from "@handoff/moq-resume";
+import { LITE_04, LITE_05, type LiteVersion } from "@handoff/moq-resume/lite";
+import { describe, expect, it } from "vitest";
+import { OutboundGroup } from "./outbound-group.js";
+import { CountingStats, FakeIo, frameBytes } from "./session.test-helpers.js";
+
+/** An outbound group of subscribe id 7 over a fresh group `sequence` of a track. */
+function setup(options: { sequence?: number; version?: LiteVersion; firstFrame?: number; priority?: () => number } = {}) {
+  const track = new Track("video");
+  const group = track.createGroup(options.sequence ?? 3, options.firstFrame === undefined ? {} : { firstFrame: options.firstFrame });
+  const io = new FakeIo();
+  const stats = new CountingStats();
+  const out = new OutboundGroup(options.version ?? LITE_04, 7, new GroupReader(group, track), options.priority ?? (() => 0), 0, stats);
+  return { track, group, io, stats, out };
+}
+
+function sent(io: FakeIo, version: LiteVersion = LITE_04) {
+  const [id] = io.opened(false);
+  if (id === undefined) throw new Error("no group stream opened");
+  return { id, messages: io.messages(id, { role: "accepted-uni", version }) };
+}
+
+function write(group: Group, ...bytes: number[]): void {
+  for (const b of bytes) group.write(Uint8Array.of(b));
+}
+
+describe("OutboundGroup", () => {
+  it("opens a uni stream and writes the GROUP header with the subscribe id and sequence, then the frames", () => {
+    const { group, io, out } = setup({ sequence: 3 });
+    write(group, 1, 2);
+    expect(out.pump(io)).toBe("idle");
+    const { messages } = sent(io);
+    expect(messages.slice(0, 2)).toEqual([
+      { type: "stream_header", kind: "group" },
+      { type: "group", subscribe: 7, sequence: 3 },
+    ]);
+    expect(frameBytes(messages)).toEqual([1, 2]);
+  });
+
+  it("reports no-stream and writes nothing while the peer's stream limit is reached, then opens once allowed", () => {
+    const { group, io, out } = setup();
+    write(group, 1);
+    io.uniLeft = 0;
+    expect(out.pump(io)).toBe("no-stream");
+    expect(out.streamId).toBeUndefined();
+    expect(io.log).toEqual([]);
+    io.uniLeft = 1;
+    expect(out.pump(io)).toBe("idle");
+    expect(frameBytes(sent(io).messages)).toEqual([1]);
+  });
+
+  it("writes frames that arrive after an idle pump on the next pump", () => {
+    const { group, io, out } = setup();
+    write(group, 1);
+    out.pump(io);
+    write(group, 2, 3);
+    expect(out.pump(io)).toBe("idle");
+    expect(frameBytes(sent(io).messages)).toEqual([1, 2, 3]);
+  });
+
+  it("writes FIN after the last frame of a finished group and is done", () => {
+    const { group, io, out } = setup();
+    write(group, 1);
+    group.finish();
+    expect(out.pump(io)).toBe("done");
+    expect(out.done).toBe(true);
+    const { id, messages } = sent(io);
+    expect(frameBytes(messages)).toEqual([1]);
+    expect(io.stream(id).fin).toBe(true);
+  });
+
+  it("resets the stream with code 0 when the group is lost", () => {
+    const { group, io, out } = setup();
+    write(group, 1);
+    out.pump(io);
+    group.abort();
+    expect(out.pump(io)).toBe("done");
+    const { id } = sent(io);
+    expect(io.stream(id).resets).toEqual([0]);
+    expect(io.stream(id).fin).toBe(false);
+  });
+
+  it("keeps the bytes the framing did not take and writes them first, in order, once it has room", () => {
+    const { group, io, out } = setup();
+    write(group, 1, 2, 3);
+    group.finish();
+    io.credit = 5;
+    expect(out.pump(io)).toBe("blocked");
+    expect(out.pendingBytes).toBeGreaterThan(0);
+    expect(io.stream(sent(io).id).fin).toBe(false);
+    io.credit = Number.POSITIVE_INFINITY;
+    expect(out.pump(io)).toBe("done");
+    expect(out.pendingBytes).toBe(0);
+    const { id, messages } = sent(io);
+    expect(frameBytes(messages)).toEqual([1, 2, 3]);
+    expect(io.stream(id).fin).toBe(true);
+  });
+
+  it("holds a written frame's bytes until the framing takes them", () => {
+    const { group, io, out } = setup();
+    out.pump(io);
+    io.credit = 0;
+    group.write(new Uint8Array(10));
+    expect(out.pump(io)).toBe("blocked");
+    // 10 payload bytes plus the size prefix wait here.
+    expect(out.pendingBytes).toBe(11);
+  });
+
+  it("skips frames no copy holds and sends the rest of the group", () => {
+    const { group, io, out } = setup({ firstFrame: 2 });
+    write(group, 20, 30);
+    group.finish();
+    expect(out.pump(io)).toBe("done");
+    expect(frameBytes(sent(io).messages)).toEqual([20, 30]);
+  });
+
+  it("counts the opened stream and each frame's payload bytes", () => {
+    const { group, io, out, stats } = setup();
+    group.write(Uint8Array.of(1, 1));
+    group.write(Uint8Array.of(2, 2, 2));
+    out.pump(io);
+    expect([stats.groupsOut, stats.framesOut, stats.bytesOut]).toEqual([1, 2, 5]);
+  });
+
+  it("reads its priority from the owner each time, so an update reorders it", () => {
+    let priority = 1;
+    const { out } = setup({ priority: () => priority });
+    expect(out.priority).toBe(1);
+    priority = 9;
+    expect(out.priority).toBe(9);
+  });
+
+  it("abandon resets an opened stream with the code and drops the bytes held", () => {
+    const { group, io, out } = setup();
+    write(group, 1);
+    io.credit = 3;
+    out.pump(io);
+    out.abandon(io, 430);
+    const { id } = sent(io);
+    expect(io.stream(id).resets).toEqual([430]);
+    expect(out.pendingBytes).toBe(0);
+    expect(out.done).toBe(true);
+    expect(out.pump(io)).toBe("done");
+  });
+
+  it("abandon before a stream was opened writes nothing", () => {
+    const { io, out } = setup();
+    out.abandon(io, 430);
+    expect(io.log).toEqual([]);
+    expect(out.pump(io)).toBe("done");
+  });
+
+  it("abandon after FIN does not reset the stream", () => {
+    const { group, io, out } = setup();
+    group.finish();
+    out.pump(io);
+    out.abandon(io, 430);
+    expect(io.stream(sent(io).id).resets).toEqual([]);
+  });
+
+  it("writes the same encoded bytes object for a frame shared by two subscribers before lite-05", () => {
+    const track = new Track("video");
+    const group = track.createGroup(0);
+    group.write(Uint8Array.of(5, 5));
+    const io = new FakeIo();
+    const a = new OutboundGroup(LITE_04, 1, new GroupReader(group, track), () => 0, 0, new CountingStats());
+    const b = new OutboundGroup(LITE_04, 2, new GroupReader(group, track), () => 0, 1, new CountingStats());
+    a.pump(io);
+    b.pump(io);
+    const [ida, idb] = io.opened(false);
+    // Chunk 0 is the header (it names the subscribe id); chunk 1 is the frame.
+    expect(io.stream(ida ?? -1).chunks[1]).toBe(io.stream(idb ?? -1).chunks[1]);
+  });
+
+  it("carries each frame's timestamp on lite-05, and 0 for a frame written without one", () => {
+    const { group, io, out } = setup({ version: LITE_05 });
+    group.write(Uint8Array.of(1), 100);
+    group.write(Uint8Array.of(2), 140);
+    const plain = new Track("video");
+    const untimed = plain.createGroup(0);
+    untimed.write(Uint8Array.of(3));
+    const io2 = new FakeIo();
+    new OutboundGroup(LITE_05, 7, new GroupReader(untimed, plain), () => 0, 0, new CountingStats()).pump(io2);
+    out.pump(io);
+    const timestamps = (m: ReturnType<typeof sent>["messages"]) => m.flatMap((x) => (x.type === "frame" ? [x.timestamp] : []));
+    expect(timestamps(sent(io, LITE_05).messages)).toEqual([100, 140]);
+    expect(timestamps(sent(io2, LITE_05).messages)).toEqual([0]);
+  });
+});
