@@ -1,20 +1,16 @@
 import { connect as tcpConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { LITE_04 } from "@handoff/moq-resume/lite";
-import { WebSocket, type RawData } from "ws";
+import { WebSocket } from "ws";
 import { ALLOW_ALL } from "../auth/permissions.js";
 import { attachSession, type AttachContext, type AttachOptions } from "../server/attach.js";
-import { corkPerTick } from "../server/cork.js";
-import { RelayCode } from "../session/limits.js";
+import { bindStream, bindWebSocket, streamCarrier, webSocketCarrier } from "../server/carriers.js";
 import type { LiteSession } from "../session/session.js";
 import { createFraming } from "../transport/index.js";
 import type { PeerAddress } from "./peer-url.js";
 
 /** The version cluster links speak: the first with GOAWAY. */
 export const LINK_ALPN = "moq-lite-04";
-
-/** Bytes a link socket may hold unsent before the link is dropped (as for accepted sockets). */
-const MAX_SOCKET_BUFFER = 16 << 20;
 
 /** What a dial needs besides the address. */
 export interface DialOptions {
@@ -62,6 +58,44 @@ function attachOptions(address: PeerAddress, options: DialOptions, remote: strin
   } as const;
 }
 
+/**
+ * The outcome of a dial, settled once: resolved with the session, or rejected on an error, a close
+ * or the deadline (which also runs `abort`).
+ */
+function outcome(address: PeerAddress, timeoutMs: number, abort: () => void) {
+  let settled = false;
+  let resolve: (session: LiteSession) => void = () => undefined;
+  let reject: (err: Error) => void = () => undefined;
+  const session = new Promise<LiteSession>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  const timer = setTimeout(() => {
+    fail(`no connection after ${String(timeoutMs)} ms`);
+  }, timeoutMs);
+  function fail(reason: string): void {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    abort();
+    reject(new DialError(`dial ${address.url}: ${reason}`));
+  }
+  return {
+    session,
+    fail,
+    /** Claims the connection; false when the dial already failed. */
+    claim(): boolean {
+      if (settled) return false;
+      settled = true;
+      clearTimeout(timer);
+      return true;
+    },
+    resolve: (s: LiteSession) => {
+      resolve(s);
+    },
+  };
+}
+
 function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions): Dial {
   const socket: Socket = address.secure
     ? tlsConnect({
@@ -73,73 +107,28 @@ function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions)
         ...(options.ca === undefined ? {} : { ca: options.ca }),
       })
     : tcpConnect({ host: address.host, port: address.port });
-  let settled = false;
-  const session = new Promise<LiteSession>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      fail(new DialError(`dial ${address.url}: no connection after ${String(options.timeoutMs)} ms`));
-    }, options.timeoutMs);
-    function fail(err: Error): void {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.destroy();
-      reject(err);
-    }
-    socket.once("error", (err) => {
-      fail(new DialError(`dial ${address.url}: ${err.message}`));
+  const result = outcome(address, options.timeoutMs, () => socket.destroy());
+  socket.once("error", (err) => {
+    result.fail(err.message);
+  });
+  socket.once("close", () => {
+    result.fail("closed");
+  });
+  socket.once(address.secure ? "secureConnect" : "connect", () => {
+    if (!result.claim()) return;
+    socket.setNoDelay(true);
+    const framing = createFraming("qmux-00", { role: "client", carrier: "stream", autoConsume: true, params: { applicationProtocols: [LINK_ALPN] } });
+    const session = attachSession(ctx, streamCarrier(socket), {
+      framing,
+      mode: { kind: "transport" },
+      transport: "tcp",
+      ...attachOptions(address, options, `${address.host}:${String(address.port)}`),
     });
-    socket.once("close", () => {
-      fail(new DialError(`dial ${address.url}: closed`));
-    });
-    socket.once(address.secure ? "secureConnect" : "connect", () => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.setNoDelay(true);
-      const framing = createFraming("qmux-00", {
-        role: "client",
-        carrier: "stream",
-        autoConsume: true,
-        params: { applicationProtocols: [LINK_ALPN] },
-      });
-      const cork = corkPerTick(socket);
-      const s = attachSession(
-        ctx,
-        {
-          send: (bytes) => {
-            if (socket.destroyed) return;
-            if (socket.writableLength > MAX_SOCKET_BUFFER) {
-              socket.destroy();
-              return;
-            }
-            cork();
-            socket.write(bytes);
-          },
-          end: () => {
-            socket.end();
-          },
-        },
-        {
-          framing,
-          mode: { kind: "transport" },
-          transport: "tcp",
-          ...attachOptions(address, options, `${address.host}:${String(address.port)}`),
-        },
-      );
-      socket.on("data", (chunk: Buffer) => {
-        s.receive(chunk);
-      });
-      socket.on("close", () => {
-        s.close(RelayCode.Cancel, "socket closed");
-      });
-      socket.on("error", () => {
-        socket.destroy();
-      });
-      resolve(s);
-    });
+    bindStream(socket, session);
+    result.resolve(session);
   });
   return {
-    session,
+    session: result.session,
     abort: () => {
       socket.destroy();
     },
@@ -154,77 +143,33 @@ function dialWs(ctx: AttachContext, address: PeerAddress, options: DialOptions):
     handshakeTimeout: options.timeoutMs,
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   });
-  let settled = false;
-  const session = new Promise<LiteSession>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      fail(new DialError(`dial ${address.url}: no connection after ${String(options.timeoutMs)} ms`));
-    }, options.timeoutMs);
-    function fail(err: Error): void {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      ws.terminate();
-      reject(err);
+  const result = outcome(address, options.timeoutMs, () => {
+    ws.terminate();
+  });
+  ws.once("error", (err) => {
+    result.fail(err.message);
+  });
+  ws.once("close", () => {
+    result.fail("closed");
+  });
+  ws.once("open", () => {
+    if (ws.protocol !== `qmux-00.${LINK_ALPN}`) {
+      result.fail(`the peer did not accept qmux-00.${LINK_ALPN}`);
+      return;
     }
-    ws.once("error", (err) => {
-      fail(new DialError(`dial ${address.url}: ${err.message}`));
+    if (!result.claim()) return;
+    const framing = createFraming("qmux-00", { role: "client", autoConsume: true });
+    const session = attachSession(ctx, webSocketCarrier(ws), {
+      framing,
+      mode: { kind: "fixed", version: LITE_04 },
+      transport: "ws",
+      ...attachOptions(address, options, url),
     });
-    ws.once("close", () => {
-      fail(new DialError(`dial ${address.url}: closed`));
-    });
-    ws.once("open", () => {
-      if (settled) return;
-      if (ws.protocol !== `qmux-00.${LINK_ALPN}`) {
-        fail(new DialError(`dial ${address.url}: the peer did not accept qmux-00.${LINK_ALPN}`));
-        return;
-      }
-      settled = true;
-      clearTimeout(timer);
-      const framing = createFraming("qmux-00", { role: "client", autoConsume: true });
-      const s = attachSession(
-        ctx,
-        {
-          send: (bytes) => {
-            if (ws.readyState !== ws.OPEN) return;
-            if (ws.bufferedAmount > MAX_SOCKET_BUFFER) {
-              ws.terminate();
-              return;
-            }
-            ws.send(bytes, { binary: true });
-          },
-          end: () => {
-            ws.close();
-          },
-        },
-        {
-          framing,
-          mode: { kind: "fixed", version: LITE_04 },
-          transport: "ws",
-          ...attachOptions(address, options, url),
-        },
-      );
-      ws.on("message", (data: RawData) => {
-        s.receive(Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data);
-      });
-      ws.on("pong", () => {
-        s.touch();
-      });
-      const ping = setInterval(() => {
-        if (ws.readyState === ws.OPEN) ws.ping();
-      }, 5000);
-      ping.unref();
-      ws.on("error", () => {
-        ws.terminate();
-      });
-      ws.on("close", () => {
-        clearInterval(ping);
-        s.close(RelayCode.Cancel, "socket closed");
-      });
-      resolve(s);
-    });
+    bindWebSocket(ws, session);
+    result.resolve(session);
   });
   return {
-    session,
+    session: result.session,
     abort: () => {
       ws.terminate();
     },

@@ -4,7 +4,7 @@ import { createServer as createTcpServer, type AddressInfo, type Server as TcpSe
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
-import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
 import { authenticate, type AuthConfig } from "../auth/jwt.js";
 import { Cluster, type ClusterOptions } from "../cluster/cluster.js";
 import { ALLOW_ALL } from "../auth/permissions.js";
@@ -15,6 +15,7 @@ import type { LiteSession } from "../session/session.js";
 import { versionMode } from "../session/version.js";
 import { createFraming, negotiateSubprotocol, TCP_MOQ_ALPNS } from "../transport/index.js";
 import { attachSession, type AttachContext } from "./attach.js";
+import { bindStream, bindWebSocket, streamCarrier, webSocketCarrier } from "./carriers.js";
 import { corkPerTick } from "./cork.js";
 import { drainSessions, type DrainResult } from "./drain.js";
 import { handleHttp } from "./http-routes.js";
@@ -84,8 +85,6 @@ export interface Relay {
   close(): Promise<void>;
 }
 
-/** Bytes a socket may hold unsent before its peer is dropped as not reading (16 MiB). */
-const MAX_SOCKET_BUFFER = 16 << 20;
 
 function randomHopId(): number {
   // Below 2^53: old @moq/lite decodes hop ids as u53; never 0.
@@ -107,11 +106,6 @@ function refuse(socket: Duplex, status: number, reason: string): void {
   socket.end(`HTTP/1.1 ${String(status)} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\n${reason}\n`);
 }
 
-function toBytes(data: RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  return data;
-}
 
 /** Starts the relay: WebSocket + HTTP, optional raw-TCP qmux and metrics listeners. */
 export async function startRelay(options: RelayOptions, log: Logger): Promise<Relay> {
@@ -177,52 +171,16 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
       }
       wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
         const framing = createFraming(choice.framing, { role: "server", autoConsume: true });
-        const cork = corkPerTick(socket);
-        const session = attachSession(
-          ctx,
-          {
-            send: (bytes) => {
-              if (ws.readyState !== ws.OPEN) return;
-              // The legacy framing has no flow control: a peer that stops reading would grow
-              // the socket buffer without bound, so it is dropped instead.
-              if (ws.bufferedAmount > MAX_SOCKET_BUFFER) {
-                ws.terminate();
-                return;
-              }
-              cork();
-              ws.send(bytes, { binary: true });
-            },
-            end: () => {
-              ws.close();
-            },
-          },
-          {
-            framing,
-            mode,
-            root: auth.root,
-            permissions: auth.permissions,
-            transport: "ws",
-            expiresAt: auth.expiresAt,
-            remote: `${req.socket.remoteAddress ?? "?"}:${String(req.socket.remotePort ?? 0)}`,
-          },
-        );
-        ws.on("message", (data: RawData) => {
-          session.receive(toBytes(data));
+        const session = attachSession(ctx, webSocketCarrier(ws, corkPerTick(socket)), {
+          framing,
+          mode,
+          root: auth.root,
+          permissions: auth.permissions,
+          transport: "ws",
+          expiresAt: auth.expiresAt,
+          remote: `${req.socket.remoteAddress ?? "?"}:${String(req.socket.remotePort ?? 0)}`,
         });
-        ws.on("pong", () => {
-          session.touch();
-        });
-        const ping = setInterval(() => {
-          if (ws.readyState === ws.OPEN) ws.ping();
-        }, 5000);
-        ping.unref();
-        ws.on("close", () => {
-          clearInterval(ping);
-          session.close(RelayCode.Cancel, "socket closed");
-        });
-        ws.on("error", () => {
-          ws.terminate();
-        });
+        bindWebSocket(ws, session);
       });
     });
   });
@@ -239,47 +197,22 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
       autoConsume: true,
       params: { applicationProtocols: [...TCP_MOQ_ALPNS] },
     });
-    const cork = corkPerTick(socket);
     const permissions =
       options.tcpAccess === "trusted" || options.auth.key === undefined
         ? ALLOW_ALL
         : { publish: options.auth.publicPublish, subscribe: options.auth.publicSubscribe };
-    const session = attachSession(
-      ctx,
-      {
-        send: (bytes) => {
-          if (socket.destroyed) return;
-          if (socket.writableLength > MAX_SOCKET_BUFFER) {
-            socket.destroy();
-            return;
-          }
-          cork();
-          socket.write(bytes);
-        },
-        end: () => {
-          socket.end();
-        },
-      },
-      {
-        framing,
-        // Over TLS the ALPN fixes the version; plain TCP agrees it in the qmux parameters.
+    const session = attachSession(ctx, streamCarrier(socket), {
+      framing,
+      // Over TLS the ALPN fixes the version; plain TCP agrees it in the qmux parameters.
       mode: typeof alpn === "string" ? (versionMode(alpn) ?? { kind: "transport" }) : { kind: "transport" },
-        root: "",
-        permissions,
-        transport: "tcp",
-        expiresAt: undefined,
-        remote: `${socket.remoteAddress ?? "?"}:${String(socket.remotePort ?? 0)}`,
-      },
-    );
-    socket.on("data", (chunk: Buffer) => {
-      session.receive(chunk);
+      root: "",
+      permissions,
+      transport: "tcp",
+      expiresAt: undefined,
+      remote: `${socket.remoteAddress ?? "?"}:${String(socket.remotePort ?? 0)}`,
     });
-    socket.on("close", () => {
+    bindStream(socket, session, () => {
       sockets.delete(socket);
-      session.close(RelayCode.Cancel, "socket closed");
-    });
-    socket.on("error", () => {
-      socket.destroy();
     });
   };
   const tcp =
