@@ -155,6 +155,25 @@ describe("cluster handovers", () => {
     expect(await metric(down, "relay_handovers_total", 'outcome="deadline"')).toBe(1);
   });
 
+  it("a redirect that cannot be dialed falls back to the configured peer", async () => {
+    // A port nobody listens on.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const address = probe.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    await new Promise<void>((resolve) => probe.close(() => { resolve(); }));
+
+    const a = await testRelay(cleanup);
+    const down = await clusterRelay(cleanup, [tcpUrl(a)], { handoverTimeoutMs: 200 });
+    await until(() => accepted(a).length === 1 && link(down) !== undefined, 5000, "linked");
+    const first = link(down);
+    void a.drain({ uri: `tcp://127.0.0.1:${String(address.port)}`, timeoutMs: 10_000, stopAccepting: false });
+    await until(() => first?.closed === true, 3000, "the old link closed");
+    await until(() => link(down) !== undefined && link(down) !== first, 5000, "relinked to the configured peer");
+    expect(down.cluster.peers[0]?.address.url).toBe(tcpUrl(a));
+    expect(await metric(down, "relay_cluster_dials_total", 'result="failed"')).toBeGreaterThanOrEqual(1);
+  });
+
   it("a second GOAWAY on one session is a protocol error that closes it", async () => {
     const a = await testRelay(cleanup);
     const down = await clusterRelay(cleanup, [tcpUrl(a)], { handoverTimeoutMs: 5000 });
