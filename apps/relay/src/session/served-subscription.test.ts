@@ -88,7 +88,23 @@ describe("ServedSubscription", () => {
     expect(host.groups).toEqual([]);
     sub.update(update({ endGroup: 2 }));
     expect(host.groups).toEqual([1, 2]);
+    // Group 0 is still owed: the subscription ends only once it is accounted for.
+    expect(host.finishedCalls).toBe(0);
+    copy.createGroup(0);
+    expect(host.groups).toEqual([1, 2, 0]);
     expect(host.finishedCalls).toBe(1);
+  });
+
+  it("keeps going when a SUBSCRIBE_UPDATE raises the end while the old end group is still being sent", () => {
+    const { copy, host, sub } = setup({ startGroup: 0, endGroup: 1 });
+    copy.createGroup(0);
+    copy.createGroup(1);
+    expect(host.finishedCalls).toBe(1);
+    sub.update(update({ endGroup: 3 }));
+    copy.createGroup(2);
+    copy.createGroup(3);
+    expect(host.groups).toEqual([0, 1, 2, 3]);
+    expect(host.finishedCalls).toBe(2);
   });
 
   it("ends at the lower end of a SUBSCRIBE_UPDATE", () => {

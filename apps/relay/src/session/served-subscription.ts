@@ -28,6 +28,8 @@ export class ServedSubscription {
   readonly #reader: TrackReader<Track>;
   readonly #unwatch: () => void;
   #end: number | undefined;
+  /** The explicit start, or else the first group handed out: where the owed range begins. */
+  #from: number | undefined;
   #ended = false;
   #closed = false;
 
@@ -42,6 +44,7 @@ export class ServedSubscription {
     this.id = msg.id;
     this.priority = msg.priority;
     this.#end = msg.endGroup;
+    this.#from = msg.startGroup;
     this.#reader = track.subscribe({
       ...(msg.startGroup === undefined ? {} : { start: msg.startGroup }),
       ...(msg.endGroup === undefined ? {} : { end: msg.endGroup }),
@@ -66,19 +69,18 @@ export class ServedSubscription {
       const event = this.#reader.recvGroup();
       switch (event.kind) {
         case "group":
+          this.#from ??= event.group.sequence;
           this.host.startGroup(this, event.group);
-          if (this.#end !== undefined && event.group.sequence >= this.#end) {
-            this.#ended = true;
-            this.host.finished(this);
-            this.host.kick();
-            return;
-          }
+          if (this.#endReached()) return;
           continue;
         case "lost":
+          if (this.#endReached()) return;
+          continue;
         case "lagged":
         case "restarted":
           continue;
         case "pending":
+          if (this.#endReached()) return;
           this.host.kick();
           return;
         case "finished":
@@ -100,10 +102,32 @@ export class ServedSubscription {
   /** Applies a SUBSCRIBE_UPDATE. */
   update(msg: SubscribeUpdate): void {
     this.priority = msg.priority;
-    if (msg.startGroup !== undefined) this.#reader.startAt(msg.startGroup);
+    if (msg.startGroup !== undefined) {
+      this.#reader.startAt(msg.startGroup);
+      this.#from = msg.startGroup;
+    }
+    const raised = msg.endGroup === undefined || (this.#end !== undefined && msg.endGroup > this.#end);
     this.#reader.endAt(msg.endGroup);
     this.#end = msg.endGroup;
+    // An end raised before the FIN went out reopens the subscription (the host has not closed it).
+    if (this.#ended && raised && !this.#closed) this.#ended = false;
     this.pump();
+  }
+
+  /**
+   * Ends the subscription once every group of the owed range `[from, end]` was handed out or
+   * reported lost. Arrival order: a lower group may still come after the end group, so reaching
+   * the end group alone is not enough.
+   */
+  #endReached(): boolean {
+    const end = this.#end;
+    const from = this.#from;
+    if (end === undefined || from === undefined) return false;
+    if (from <= end && !this.#reader.settled.hasRange(from, end)) return false;
+    this.#ended = true;
+    this.host.finished(this);
+    this.host.kick();
+    return true;
   }
 
   /** Stops reading and drops this reader's share of the upstream copy. */

@@ -255,6 +255,28 @@ describe("Serving: the end of a subscription", () => {
     h.served(0).update(update({ startGroup: 0, endGroup: 3 }));
     finishedGroup(copy, 3, 3);
     expect(h.groupsSent().map((g) => g.sequence)).toEqual([0, 2, 3]);
+    // Group 1 is still owed (arrival order: it may come late), so no FIN yet.
+    expect(h.io.stream(0).fin).toBe(false);
+    finishedGroup(copy, 1, 1);
+    expect(h.groupsSent().map((g) => g.sequence)).toEqual([0, 2, 3, 1]);
+    expect(h.io.stream(0).fin).toBe(true);
+  });
+
+  it("sends a lower group that arrives after the end group before it FINs", () => {
+    const { h, copy } = serving({ startGroup: 0, endGroup: 2 });
+    finishedGroup(copy, 0, 0);
+    finishedGroup(copy, 2, 2);
+    expect(h.io.stream(0).fin).toBe(false);
+    finishedGroup(copy, 1, 1);
+    expect(h.groupsSent().map((g) => g.sequence)).toEqual([0, 2, 1]);
+    expect(h.io.stream(0).fin).toBe(true);
+  });
+
+  it("FINs at once when a SUBSCRIBE_UPDATE lowers the end to a group already sent", () => {
+    const { h, copy } = serving({ startGroup: 0, endGroup: 9 });
+    finishedGroup(copy, 0, 0);
+    finishedGroup(copy, 1, 1);
+    h.served(0).update(update({ startGroup: 0, endGroup: 1 }));
     expect(h.io.stream(0).fin).toBe(true);
   });
 
