@@ -13,6 +13,7 @@ export class RelayMetrics implements SessionStats {
   readonly #oversized: Counter;
   readonly #skipped: Counter;
   readonly #trackMoves: Counter<"reason">;
+  readonly #dropped: Counter;
   readonly #goaways: Counter<"direction">;
   readonly #handovers: Counter<"outcome">;
   readonly #peers: Gauge;
@@ -71,6 +72,11 @@ export class RelayMetrics implements SessionStats {
       labelNames: ["reason"],
       registers,
     });
+    this.#dropped = new Counter({
+      name: "relay_groups_dropped_total",
+      help: "Groups gone (evicted or aborted) before a subscriber got them, reported with SUBSCRIBE_DROP",
+      registers,
+    });
     this.#goaways = new Counter({ name: "relay_goaway_total", help: "GOAWAY messages sent and received", labelNames: ["direction"], registers });
     this.#handovers = new Counter({
       name: "relay_handovers_total",
@@ -80,6 +86,11 @@ export class RelayMetrics implements SessionStats {
     });
     this.#peers = new Gauge({ name: "relay_cluster_peers", help: "Cluster peers with a live session", registers });
     this.#dials = new Counter({ name: "relay_cluster_dials_total", help: "Dials to cluster peers", labelNames: ["result"], registers });
+  }
+
+  /** @inheritdoc */
+  dropped(): void {
+    this.#dropped.inc();
   }
 
   /** A track started on, or moved to, an upstream copy. */

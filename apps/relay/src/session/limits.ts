@@ -45,6 +45,8 @@ export const RelayCode = {
   NotFound: 404,
   /** A per-session limit was reached. */
   TooMany: 429,
+  /** The group was gone (evicted from the cache or aborted upstream) before it could be sent. */
+  Lost: 410,
   /** The group was skipped because the subscriber fell behind. */
   Skipped: 430,
   /** The publisher's group went past `maxGroupBytes` and was aborted. */

@@ -25,6 +25,12 @@ class RecordingHost implements ServeHost {
     this.failures.push(code);
   }
 
+  readonly drops: number[] = [];
+
+  dropped(_sub: ServedSubscription, sequence: number): void {
+    this.drops.push(sequence);
+  }
+
   kick(): void {
     this.kicks += 1;
   }

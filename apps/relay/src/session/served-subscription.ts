@@ -10,6 +10,8 @@ export interface ServeHost {
   finished(sub: ServedSubscription): void;
   /** The track failed: reset the subscribe stream with `code`. */
   failed(sub: ServedSubscription, code: number): void;
+  /** Group `sequence` cannot be delivered (evicted or aborted before it was handed out): tell the peer. */
+  dropped(sub: ServedSubscription, sequence: number): void;
   /** Something may be writable now. */
   kick(): void;
 }
@@ -74,6 +76,7 @@ export class ServedSubscription {
           if (this.#endReached()) return;
           continue;
         case "lost":
+          this.host.dropped(this, event.sequence);
           if (this.#endReached()) return;
           continue;
         case "lagged":

@@ -262,6 +262,22 @@ describe("Serving: the end of a subscription", () => {
     expect(h.io.stream(0).fin).toBe(true);
   });
 
+  it("tells the peer with SUBSCRIBE_DROP when a group is gone before it could be sent, and counts it", () => {
+    const { h, copy } = serving({ startGroup: 0, endGroup: 0 });
+    // Group 1 waits above the end, then is aborted upstream before the end is raised.
+    copy.createGroup(1).abort();
+    h.served(0).update(update({ startGroup: 0, endGroup: 1 }));
+    expect(h.io.messages(0, { role: "opened", kind: "subscribe", version: LITE_04 }).slice(1)).toEqual([
+      { type: "subscribe_drop", start: 1, end: 1, error: RelayCode.Lost },
+    ]);
+    expect(h.stats.drops).toBe(1);
+    expect(h.io.stream(0).fin).toBe(false);
+    // Once group 0 is sent the range is accounted for: the stream ends.
+    finishedGroup(copy, 0, 0);
+    expect(h.groupsSent().map((g) => g.sequence)).toEqual([0]);
+    expect(h.io.stream(0).fin).toBe(true);
+  });
+
   it("sends a lower group that arrives after the end group before it FINs", () => {
     const { h, copy } = serving({ startGroup: 0, endGroup: 2 });
     finishedGroup(copy, 0, 0);

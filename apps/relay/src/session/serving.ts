@@ -99,6 +99,12 @@ export class Serving {
     }
   }
 
+  /** Tells the peer (SUBSCRIBE_DROP, lite-03+) that group `sequence` of `sub` will not come. */
+  dropped(sub: ServedSubscription, sequence: number): void {
+    this.#ctx.stats.dropped?.();
+    this.#responders.get(sub)?.dropped(sequence, RelayCode.Lost);
+  }
+
   /** FINs the subscribe stream of `sub` once its track ended and every group owed is sent. */
   maybeFinish(sub: ServedSubscription): void {
     if (!sub.ended || sub.openGroups > 0 || !this.#served.has(sub)) return;

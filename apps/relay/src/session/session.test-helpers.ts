@@ -135,6 +135,7 @@ export class CountingStats implements SessionStats {
   subscriptions = 0;
   skips = 0;
   oversizes = 0;
+  drops = 0;
 
   /** @inheritdoc */
   group(direction: "in" | "out"): void {
@@ -151,6 +152,11 @@ export class CountingStats implements SessionStats {
       this.framesOut += 1;
       this.bytesOut += bytes;
     }
+  }
+
+  /** @inheritdoc */
+  dropped(): void {
+    this.drops += 1;
   }
 
   /** @inheritdoc */
@@ -225,6 +231,9 @@ export class Harness {
       },
       failed: (sub, code) => {
         this.serving.end(sub, code);
+      },
+      dropped: (sub, sequence) => {
+        this.serving.dropped(sub, sequence);
       },
       kick: () => {
         this.serving.flush();

@@ -265,6 +265,12 @@ export class LiteSession implements RouteSource, ServeHost {
   }
 
   /** @inheritdoc */
+  dropped(sub: ServedSubscription, sequence: number): void {
+    this.#serving.dropped(sub, sequence);
+    this.#drain();
+  }
+
+  /** @inheritdoc */
   kick(): void {
     this.#serving.flush();
     // Called from origin callbacks that may run inside another session's drain; our own drain

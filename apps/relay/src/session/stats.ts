@@ -10,6 +10,8 @@ export interface SessionStats {
   skipped(): void;
   /** An inbound group went past `maxGroupBytes` and was aborted (optional: older sinks lack it). */
   oversized?(): void;
+  /** A group could not be delivered to a subscriber (gone before it was handed out) and was dropped explicitly. */
+  dropped?(): void;
 }
 
 /** Stats that count nothing. */
@@ -19,4 +21,5 @@ export const NO_STATS: SessionStats = {
   subscription: () => undefined,
   skipped: () => undefined,
   oversized: () => undefined,
+  dropped: () => undefined,
 };

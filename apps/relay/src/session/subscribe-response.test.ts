@@ -1,8 +1,9 @@
-import { LITE_04, LITE_05, type LiteMessage, type LiteVersion, type Subscribe } from "@handoff/moq-resume/lite";
+import { LITE_02, LITE_04, LITE_05, type LiteMessage, LiteStreamReader, LiteStreamWriter, type LiteVersion, type Subscribe } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import type { Origin } from "../origin/origin.js";
 import type { StreamId } from "../transport/index.js";
 import { lite05Peer } from "./lite05-peer.js";
+import { SubscribeResponder } from "./subscribe-response.js";
 import { TestPeer, testOrigin } from "./test-peer.js";
 
 function subscribe(id: number, broadcast: string, fields: Partial<Subscribe> = {}): Subscribe {
@@ -126,5 +127,43 @@ describe("subscribe responses on lite-05", () => {
     publishGroup(publisher, upstream.id, 3, [[1, 5]]);
     expect([publisher.resets(upstream.stream), sub.resets(stream)]).toEqual([[], []]);
     expect(downstreamFrames(sub)).toHaveLength(1);
+  });
+});
+
+describe("SubscribeResponder.dropped", () => {
+  /** A responder on stream 0 whose writes are decoded back into messages. */
+  function responder(version: LiteVersion) {
+    const written: Uint8Array[] = [];
+    const io = {
+      open: () => undefined,
+      write: (_id: StreamId, bytes: Uint8Array) => {
+        written.push(bytes);
+        return bytes.length;
+      },
+      reset: () => undefined,
+      stopSending: () => undefined,
+    };
+    const r = new SubscribeResponder(io, new LiteStreamWriter(version), version, 0, subscribe(1, "cam", { startGroup: 0 }));
+    const messages = (): LiteMessage[] => {
+      const reader = new LiteStreamReader({ role: "opened", kind: "subscribe", version });
+      for (const bytes of written) reader.push(bytes);
+      return reader.drain().messages;
+    };
+    return { r, messages };
+  }
+
+  it("sends SUBSCRIBE_DROP for one group on lite-04 and lite-05", () => {
+    for (const version of [LITE_04, LITE_05] as const) {
+      const { r, messages } = responder(version);
+      r.dropped(3, 410);
+      expect(messages().at(-1)).toEqual({ type: "subscribe_drop", start: 3, end: 3, error: 410 });
+    }
+  });
+
+  it("says nothing on lite-02, which has no SUBSCRIBE_DROP", () => {
+    const { r, messages } = responder(LITE_02);
+    r.accepted();
+    r.dropped(3, 410);
+    expect(messages().map((m) => m.type)).toEqual(["subscribe_ok"]);
   });
 });

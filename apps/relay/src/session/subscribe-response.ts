@@ -1,4 +1,4 @@
-import { hasTrackStream, type LiteMessage, type LiteStreamWriter, type LiteVersion, type Subscribe } from "@handoff/moq-resume/lite";
+import { hasTrackStream, isLegacy, type LiteMessage, type LiteStreamWriter, type LiteVersion, type Subscribe } from "@handoff/moq-resume/lite";
 import type { StreamId } from "../transport/index.js";
 import type { StreamIo } from "./stream-io.js";
 
@@ -10,6 +10,7 @@ import type { StreamIo } from "./stream-io.js";
  */
 export class SubscribeResponder {
   readonly #lite05: boolean;
+  readonly #legacy: boolean;
   #started: boolean;
   #last: number | undefined;
 
@@ -21,6 +22,7 @@ export class SubscribeResponder {
     private readonly msg: Subscribe,
   ) {
     this.#lite05 = hasTrackStream(version);
+    this.#legacy = isLegacy(version);
     this.#started = false;
   }
 
@@ -45,6 +47,15 @@ export class SubscribeResponder {
   group(sequence: number): void {
     if (this.#last === undefined || sequence > this.#last) this.#last = sequence;
     if (this.#lite05 && !this.#started) this.#start(sequence);
+  }
+
+  /**
+   * Group `sequence` cannot be delivered: SUBSCRIBE_DROP (lite-03+), so the peer does not wait for
+   * it. lite-01/02 have no way to say so; the group is just absent there.
+   */
+  dropped(sequence: number, code: number): void {
+    if (this.#legacy) return;
+    this.#send({ type: "subscribe_drop", start: sequence, end: sequence, error: code });
   }
 
   /** Every group owed was sent: the last reply before FIN. */
