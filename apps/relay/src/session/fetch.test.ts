@@ -1,6 +1,6 @@
 import { Track } from "@handoff/moq-resume";
 import { LITE_05, type LiteMessage, LiteStreamReader } from "@handoff/moq-resume/lite";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Origin } from "../origin/origin.js";
 import type { StreamId } from "../transport/index.js";
 import { FetchServe } from "./fetch.js";
@@ -59,6 +59,28 @@ describe("FETCH stream", () => {
     const fetch = fetchGroup(peer, "cam", 0);
     expect(fetch.frames()).toEqual([[1, 100], [2, 133]]);
     expect(finished(peer, fetch.id)).toBe(true);
+  });
+
+  it("lets go of the track at once when its session closes while the group is still open", () => {
+    const origin = testOrigin();
+    const { publisher, upstreamId } = heldTrack(origin);
+    group(publisher, upstreamId, 0, [[1, 0]], false);
+    const resume = origin.cachedTrack("cam", "video");
+    if (resume === undefined) throw new Error("not held");
+    const watch = resume.watch.bind(resume);
+    let removed = 0;
+    vi.spyOn(resume, "watch").mockImplementation((listener) => {
+      const unwatch = watch(listener);
+      return () => {
+        removed += 1;
+        unwatch();
+      };
+    });
+    const peer = lite05Peer(origin, { id: 3 });
+    fetchGroup(peer, "cam", 0);
+    expect(removed).toBe(0);
+    peer.session.close(0, "bye");
+    expect(removed).toBe(1);
   });
 
   it("resets with not-found a group the relay does not hold", () => {

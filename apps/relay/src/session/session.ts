@@ -408,7 +408,11 @@ export class LiteSession implements RouteSource, ServeHost {
     if (this.#closed) return;
     this.#closed = true;
     this.#serving.teardown();
-    for (const handler of this.#handlers.values()) if (handler.kind === "announce-serve") handler.close();
+    for (const handler of this.#handlers.values()) {
+      if (handler.kind === "announce-serve") handler.close();
+      // A fetch waiting on an open group lets go of its track now, not at the track's next change.
+      else if (handler.kind === "fetch-serve") handler.fetch.abandon(undefined);
+    }
     this.#upstreams.teardown();
     this.#handlers.clear();
     this.#announces.forget();
