@@ -1,6 +1,7 @@
-import { ModelErrorCode, ResumeTrack, Track, type GroupReader } from "@handoff/moq-resume";
+import { ResumeTrack, Track, type GroupReader } from "@handoff/moq-resume";
 import type { SubscribeUpdate } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
+import { RelayCode } from "./limits.js";
 import { ServedSubscription, type ServeHost } from "./served-subscription.js";
 import { subscribeMsg } from "./session.test-helpers.js";
 
@@ -154,10 +155,17 @@ describe("ServedSubscription", () => {
     expect(sub.ended).toBe(true);
   });
 
-  it("tells the host the track failed, with the model's error code", () => {
+  it("tells the host the track failed, with the upstream's abort code", () => {
     const { resume, host } = setup({ startGroup: 0 });
     resume.abort(77);
-    expect(host.failures).toEqual([ModelErrorCode.Aborted]);
+    expect(host.failures).toEqual([77]);
+  });
+
+  it("tells the host a track whose publisher went away (no route left) failed with not-found", () => {
+    const { resume, copy, host } = setup({ startGroup: 0 });
+    copy.drop();
+    resume.drop();
+    expect(host.failures).toEqual([RelayCode.NotFound]);
   });
 
   it("close releases its share once and hands out nothing more", () => {

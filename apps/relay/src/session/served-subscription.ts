@@ -1,6 +1,7 @@
-import type { GroupReader, ResumeTrack, Track, TrackReader } from "@handoff/moq-resume";
+import { type GroupReader, type ResumeTrack, type Track, TrackAbortedError, type TrackReader } from "@handoff/moq-resume";
 import type { Subscribe, SubscribeUpdate } from "@handoff/moq-resume/lite";
 import type { StreamId } from "../transport/index.js";
+import { RelayCode } from "./limits.js";
 
 /** What a served subscription asks of its session. */
 export interface ServeHost {
@@ -92,7 +93,9 @@ export class ServedSubscription {
           this.host.kick();
           return;
         case "error":
-          this.host.failed(this, event.error.code);
+          // The upstream's own code where it gave one (a refusal, a failure); a publisher that
+          // went away with no other route is "no route".
+          this.host.failed(this, event.error instanceof TrackAbortedError ? event.error.reason : RelayCode.NotFound);
           return;
         default: {
           const never: never = event;
