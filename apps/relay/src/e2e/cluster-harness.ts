@@ -54,6 +54,8 @@ export interface Received {
   readonly groups: { readonly sequence: number; readonly frames: Uint8Array[] }[];
   /** Frames received in total. */
   count(): number;
+  /** Group sequences with their frame counts, for failure messages ("0:4 1:2"). */
+  summary(): string;
 }
 
 /** Subscribes to `anon/live`/`video` on `relay` with @moq/lite and records every group (arrival order). */
@@ -68,6 +70,7 @@ export async function subscriber(cleanup: (() => unknown)[], relay: Relay): Prom
   const received: Received = {
     groups: [],
     count: () => received.groups.reduce((n, g) => n + g.frames.length, 0),
+    summary: () => received.groups.map((g) => `${String(g.sequence)}:${String(g.frames.length)}`).join(" "),
   };
   void (async () => {
     for (;;) {

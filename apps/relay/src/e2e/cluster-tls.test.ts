@@ -22,7 +22,7 @@ describe("TLS", () => {
     const edge = await testRelay(cleanup, undefined, {
       cluster: { peers: [`wss://127.0.0.1:${String(hub.ports.http)}/`], ca: cert, timing },
     });
-    await until(() => hub.sessions.size === 2, 5000, "both links up");
+    await until(() => hub.sessions.size === 2 && [...hub.sessions].every((s) => s.version !== undefined), 5000, "both links up");
     // Every session on the hub agreed lite-04 (the TLS ALPN on one, the WebSocket subprotocol on the other).
     expect([...hub.sessions].map((s) => s.version)).toEqual([LITE_04, LITE_04]);
     const pub = publisher(cleanup, ingest);

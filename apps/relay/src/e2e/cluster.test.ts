@@ -15,6 +15,15 @@ function accepted(relay: Relay) {
   return [...relay.sessions].filter((s) => !relay.cluster.dialed(s));
 }
 
+/** Waits until `down`'s link to `up` is up on both ends with its version agreed (GOAWAY needs it). */
+async function linked(up: Relay, down: Relay): Promise<void> {
+  await until(
+    () => link(down)?.version !== undefined && accepted(up).length === 1 && accepted(up).every((s) => s.version !== undefined),
+    5000,
+    "linked",
+  );
+}
+
 /** The live link of `relay`'s first peer. */
 function link(relay: Relay) {
   const peer = relay.cluster.peers[0];
@@ -44,7 +53,7 @@ describe("cluster handovers", () => {
     writer.frames(1, 2, FRAMES);
     writer.close();
     writer.groups(2, 4, FRAMES);
-    await until(() => received.count() === 4 * FRAMES, 5000, "every frame of groups 0-3");
+    await until(() => received.count() === 4 * FRAMES, 5000, () => `every frame of groups 0-3 (got ${received.summary()})`);
     expectContiguous(received, 0, 4, FRAMES);
     expect(await drained).toEqual({ told: 1, left: 1, forced: 0 });
     expect(await metric(down, "relay_track_routes_total", 'reason="handover"')).toBe(1);
@@ -113,7 +122,7 @@ describe("cluster handovers", () => {
   it("a zero drain window closes the sessions at once, without a GOAWAY", async () => {
     const a = await testRelay(cleanup);
     const down = await clusterRelay(cleanup, [tcpUrl(a)]);
-    await until(() => link(down) !== undefined && accepted(a).length === 1, 5000, "linked");
+    await linked(a, down);
     const session = link(down);
     const started = performance.now();
     expect(await a.drain({ uri: tcpUrl(down), timeoutMs: 0, stopAccepting: false })).toEqual({ told: 0, left: 0, forced: 1 });
@@ -165,7 +174,7 @@ describe("cluster handovers", () => {
 
     const a = await testRelay(cleanup);
     const down = await clusterRelay(cleanup, [tcpUrl(a)], { handoverTimeoutMs: 200 });
-    await until(() => accepted(a).length === 1 && link(down) !== undefined, 5000, "linked");
+    await linked(a, down);
     const first = link(down);
     void a.drain({ uri: `tcp://127.0.0.1:${String(address.port)}`, timeoutMs: 10_000, stopAccepting: false });
     await until(() => first?.closed === true, 3000, "the old link closed");
@@ -177,7 +186,7 @@ describe("cluster handovers", () => {
   it("a second GOAWAY on one session is a protocol error that closes it", async () => {
     const a = await testRelay(cleanup);
     const down = await clusterRelay(cleanup, [tcpUrl(a)], { handoverTimeoutMs: 5000 });
-    await until(() => accepted(a).length === 1 && link(down) !== undefined, 5000, "linked");
+    await linked(a, down);
     const [session] = accepted(a);
     const old = link(down);
     // Two GOAWAYs on the same session, the second before the first is acted on.

@@ -134,10 +134,10 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
 }
 
 /** Waits until `check` holds, polling every 10 ms, for at most `ms`. */
-export async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+export async function until(check: () => boolean, ms: number, what: string | (() => string)): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${String(ms)} ms`);
+    if (Date.now() > deadline) throw new Error(`${typeof what === "string" ? what : what()}: not reached within ${String(ms)} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }

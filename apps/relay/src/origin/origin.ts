@@ -211,9 +211,10 @@ export class Origin {
    * Subscribes to `track` of `path` for a downstream reader coming from `requester`. All readers
    * of a track share one resumed track fed by one upstream subscription, made on the best route
    * that does not lead back to a requester; `release` drops this reader's share, and the last
-   * one cancels upstream.
+   * one cancels upstream. `start` (an explicit first group) is asked upstream when this reader
+   * starts the track.
    */
-  subscribe(path: string, track: string, priority: number, requester: RouteSource | undefined): OriginSubscription {
+  subscribe(path: string, track: string, priority: number, requester: RouteSource | undefined, start?: number): OriginSubscription {
     const normal = normalizePath(path);
     const key = trackKey(normal, track);
     let shared = this.#tracks.get(key);
@@ -224,7 +225,7 @@ export class Origin {
     if (shared === undefined || shared.source === requester) {
       // A copy fed by the requester itself would loop: such a reader gets a private track.
       const fresh = new SharedTrack(normal, track, priority, this.#host, this.#cacheGroups);
-      const started = fresh.start(requester);
+      const started = fresh.start(requester, start);
       if (started !== "ok") return { ok: false, reason: started };
       this.#live.add(fresh);
       const onPath = this.#byPath.get(normal) ?? new Set<SharedTrack>();

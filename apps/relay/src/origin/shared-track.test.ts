@@ -39,6 +39,21 @@ describe("shared tracks across route changes", () => {
     expect(moves.map((m) => m.reason)).toEqual(["first", "failover"]);
   });
 
+  it("asks the first copy for the first reader's explicit start (a sibling resuming a track)", () => {
+    const { origin, a } = setup();
+    origin.announce("room/cam", a, [1]);
+    const sub = origin.subscribe("room/cam", "video", 0, undefined, 5);
+    expect(sub.ok).toBe(true);
+    expect(lastCopy(a).boundary).toEqual({ group: 5, frame: 0 });
+  });
+
+  it("asks the first copy for the live edge when the first reader gave no start", () => {
+    const { origin, a } = setup();
+    origin.announce("room/cam", a, [1]);
+    subscribe(origin);
+    expect(lastCopy(a).boundary).toBeUndefined();
+  });
+
   it("continues an open group frame by frame on the new route when the old one dies mid-group", () => {
     const { origin, a, b } = setup();
     origin.announce("room/cam", a, [1]);

@@ -95,13 +95,15 @@ export class SharedTrack {
   }
 
   /**
-   * Subscribes the first copy on the best route that avoids `requester`: "not-found" without
-   * such a route, "unavailable" when its source refused.
+   * Subscribes the first copy on the best route that avoids `requester`, from group `from` when
+   * the first reader asked for an explicit start (a sibling relay resuming a track asks for the
+   * first group it misses), else at the live edge: "not-found" without such a route,
+   * "unavailable" when its source refused.
    */
-  start(requester: RouteSource | undefined): "ok" | "not-found" | "unavailable" {
+  start(requester: RouteSource | undefined, from?: number): "ok" | "not-found" | "unavailable" {
     const route = bestRouteAvoiding(this.#host.routes(this.path), (s) => s === requester);
     if (route === undefined) return "not-found";
-    return this.#moveTo(route, "first") ? "ok" : "unavailable";
+    return this.#moveTo(route, "first", from) ? "ok" : "unavailable";
   }
 
   /** A reader coming from `requester` joins; returns its release (the last one cancels upstream). */
@@ -146,12 +148,13 @@ export class SharedTrack {
     return bestRouteAvoiding(routes, (s) => s === not || this.#requesters.has(s));
   }
 
-  #moveTo(route: Route, reason: MoveReason): boolean {
+  #moveTo(route: Route, reason: MoveReason, from?: number): boolean {
     const old = this.#copy;
     let boundary: Boundary | undefined;
     const upstream = route.source.subscribeUpstream(this.path, this.name, this.priority, (track) => {
       boundary = this.resume.takeover(track).boundary;
-      return boundary;
+      // The first copy's segment is unbounded; its upstream still starts where the reader asked.
+      return boundary ?? (from === undefined ? undefined : { group: from, frame: 0 });
     });
     if (upstream === undefined) return false;
     const copy: Copy = { upstream, source: route.source, unwatch: noop, delivered: false };

@@ -63,7 +63,7 @@ export class Serving {
       turnDown(RelayCode.TooMany);
       return;
     }
-    const routed = ctx.origin.subscribe(path, msg.track, msg.priority, ctx.self);
+    const routed = ctx.origin.subscribe(path, msg.track, msg.priority, ctx.self, msg.startGroup);
     if (!routed.ok) {
       turnDown(RelayCode.NotFound);
       return;
