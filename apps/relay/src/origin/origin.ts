@@ -222,8 +222,10 @@ export class Origin {
       this.#tracks.delete(key);
       shared = undefined;
     }
-    if (shared === undefined || shared.source === requester) {
-      // A copy fed by the requester itself would loop: such a reader gets a private track.
+    // A copy fed by the requester itself would loop, and a copy that started after the reader's
+    // explicit start cannot give it the groups before: such a reader gets a private track, its
+    // own upstream subscription from where it asked.
+    if (shared === undefined || shared.source === requester || (start !== undefined && shared.misses(start))) {
       const fresh = new SharedTrack(normal, track, priority, this.#host, this.#cacheGroups);
       const started = fresh.start(requester, start);
       if (started !== "ok") return { ok: false, reason: started };

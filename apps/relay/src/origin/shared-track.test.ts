@@ -47,6 +47,22 @@ describe("shared tracks across route changes", () => {
     expect(lastCopy(a).boundary).toEqual({ group: 5, frame: 0 });
   });
 
+  it("gives a reader whose explicit start the shared copy no longer holds its own copy from there", () => {
+    const { origin, a } = setup();
+    origin.announce("room/cam", a, [1]);
+    const live = subscribe(origin);
+    for (let g = 5; g <= 7; g++) lastCopy(a).track.createGroup(g).finish();
+    const late = origin.subscribe("room/cam", "video", 0, undefined, 2);
+    if (!late.ok) throw new Error("not routed");
+    expect(late.track).not.toBe(live.track);
+    expect(a.copies.map((c) => c.boundary)).toEqual([undefined, { group: 2, frame: 0 }]);
+    // A start the shared copy holds, or one not produced yet, shares it.
+    const held = origin.subscribe("room/cam", "video", 0, undefined, 6);
+    const future = origin.subscribe("room/cam", "video", 0, undefined, 9);
+    expect(held.ok && future.ok && held.track === live.track && future.track === live.track).toBe(true);
+    expect(a.copies).toHaveLength(2);
+  });
+
   it("asks the first copy for the live edge when the first reader gave no start", () => {
     const { origin, a } = setup();
     origin.announce("room/cam", a, [1]);

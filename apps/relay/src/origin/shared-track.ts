@@ -82,6 +82,15 @@ export class SharedTrack {
     return this.#copy?.upstream.track;
   }
 
+  /**
+   * True when group `start` was already produced but no copy holds it: a reader asking for it
+   * cannot be served from this track (it started later, or the group was evicted).
+   */
+  misses(start: number): boolean {
+    const latest = this.resume.list.latest();
+    return latest !== undefined && start <= latest && this.resume.holders(start).length === 0;
+  }
+
   /** True once the track ended or was released. */
   get ended(): boolean {
     return this.#ended || this.resume.terminal() !== undefined;
