@@ -80,11 +80,6 @@ export class Peer {
     return this.#current;
   }
 
-  /** Old sessions still handing their tracks over. */
-  get handingOver(): number {
-    return this.#handovers.size;
-  }
-
   /** Starts dialing. */
   start(): void {
     this.#connect();

@@ -96,13 +96,6 @@ export class SharedTrack {
     return this.#ended || this.resume.terminal() !== undefined;
   }
 
-  /** How many readers share it. */
-  get readers(): number {
-    let total = 0;
-    for (const count of this.#requesters.values()) total += count;
-    return total;
-  }
-
   /**
    * Subscribes the first copy on the best route that avoids `requester`, from group `from` when
    * the first reader asked for an explicit start (a sibling relay resuming a track asks for the

@@ -169,11 +169,6 @@ export class LiteSession implements RouteSource, ServeHost {
     return this.#goawayReceived;
   }
 
-  /** Upstream subscriptions this session holds on its peer. */
-  get upstreamSubscriptions(): number {
-    return this.#upstreams.count;
-  }
-
   /** Downstream subscriptions being served. */
   get subscriptions(): number {
     return this.#serving.subscriptions;
