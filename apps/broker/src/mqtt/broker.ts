@@ -11,6 +11,7 @@ import { allowAll, type AccessControl } from "./access.js";
 import { ClientHandler, type Durability, type HandlerContext } from "./client-handler.js";
 import { BrokerCounters } from "./counters.js";
 import type { Transport, TransportEvents } from "./transport.js";
+import { PublishTemplates } from "./publish-templates.js";
 
 /** Broker settings the core needs (listeners are configured separately). */
 export interface BrokerOptions {
@@ -79,6 +80,7 @@ export class Broker {
       outboundInflight: options.outboundInflight ?? 100,
       keepAlive: options.keepAlive ?? { min: 0, max: 65_535 },
       durability: options.store,
+      templates: new PublishTemplates((run) => setImmediate(run)),
     };
     this.#timer = setInterval(() => {
       this.tick();

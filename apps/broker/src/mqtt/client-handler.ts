@@ -24,6 +24,7 @@ import type { Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
 import type { AccessControl, ClientIdentity, EnhancedExchange, EnhancedStep } from "./access.js";
 import type { BrokerCounters } from "./counters.js";
+import type { PublishTemplates } from "./publish-templates.js";
 import type { Transport } from "./transport.js";
 
 /** What every handler shares: the router, the access hooks, the registry of owners. */
@@ -50,6 +51,8 @@ export interface HandlerContext {
    * PUBACK/PUBREC, PUBCOMP) goes out only after the commit covering what it promises.
    */
   readonly durability: Durability | undefined;
+  /** Encodings shared by the copies of a message fanned out in one turn. */
+  readonly templates: PublishTemplates;
 }
 
 /** Waits for the store to commit every change recorded so far. */
@@ -495,6 +498,9 @@ export class ClientHandler implements DeliverySink {
     }
     // A slow reader: QoS 0 is droppable; QoS 1/2 is bounded by the client's Receive Maximum.
     if (publish.qos === 0 && this.#transport.buffered > this.#ctx.qos0HighWaterBytes) return false;
+    // Encoded once per fan-out and shared, unless this client gets outbound Topic Aliases.
+    const version = this.#conn.sharedPublishVersion;
+    const encoded = version === undefined ? undefined : this.#ctx.templates.get(publish, version);
     const result = this.#conn.deliver({
       topic: publish.topic,
       payload: publish.payload,
@@ -503,6 +509,7 @@ export class ClientHandler implements DeliverySink {
       dup: publish.dup,
       ...(publish.packetId === undefined ? {} : { packetId: publish.packetId }),
       properties: publish.properties,
+      ...(encoded === undefined ? {} : { encoded }),
     });
     this.#flush();
     switch (result.status) {

@@ -92,6 +92,17 @@ export class MqttConnection {
     return this.#state.phase === "connected" ? this.#state.outbound.quota : 0;
   }
 
+  /**
+   * The protocol version to pre-encode fan-out PUBLISHes in for this client (`encoded` of
+   * {@link MqttConnection.deliver}), or undefined when they should be encoded for it alone: not
+   * connected, or it receives outbound Topic Aliases (a shared encoding cannot carry them).
+   */
+  get sharedPublishVersion(): ProtocolVersion | undefined {
+    const s = this.#state;
+    if (s.phase !== "connected" || s.outbound.usesTopicAliases) return undefined;
+    return s.version;
+  }
+
   /** Outbound QoS 1/2 flows not finished yet. */
   get outboundInFlight(): number {
     return this.#state.phase === "connected" ? this.#state.outbound.inFlight : 0;

@@ -94,6 +94,11 @@ export class OutboundFlow {
     return Math.max(0, this.receiveMaximum - this.#inFlight.size);
   }
 
+  /** True when this connection applies outbound Topic Aliases (pre-encoded PUBLISHes then lose them). */
+  get usesTopicAliases(): boolean {
+    return this.aliases !== undefined;
+  }
+
   /**
    * Sends a PUBLISH, applying a Topic Alias when the client accepts them (not to pre-encoded
    * messages, whose bytes are fixed). Refusals send nothing and use no slot.

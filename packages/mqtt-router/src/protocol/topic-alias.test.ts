@@ -106,6 +106,19 @@ describe("topic aliases on a connection", () => {
     expect(sentPackets(client.drain(), 5)).toMatchObject([{ topic: "s/1", properties: {} }]);
   });
 
+  it("offers no shared encoding version while outbound aliases are in use, and the version otherwise", () => {
+    const aliased = new TestClient(5);
+    expect(aliased.conn.sharedPublishVersion).toBeUndefined();
+    aliased.connectAccepted({ properties: { topicAliasMaximum: 4 } });
+    expect(aliased.conn.sharedPublishVersion).toBeUndefined();
+    const plain = new TestClient(5);
+    plain.connectAccepted();
+    expect(plain.conn.sharedPublishVersion).toBe(5);
+    const old = new TestClient(4);
+    old.connectAccepted();
+    expect(old.conn.sharedPublishVersion).toBe(4);
+  });
+
   it("v5: outbound aliases can be turned off", () => {
     const client = new TestClient(5, { outboundTopicAliases: false });
     client.connectAccepted({ properties: { topicAliasMaximum: 4 } });
