@@ -80,7 +80,7 @@ export class Broker {
       outboundInflight: options.outboundInflight ?? 100,
       keepAlive: options.keepAlive ?? { min: 0, max: 65_535 },
       durability: options.store,
-      templates: new PublishTemplates((run) => setImmediate(run)),
+      templates: new PublishTemplates(),
     };
     this.#timer = setInterval(() => {
       this.tick();

@@ -51,7 +51,7 @@ export interface HandlerContext {
    * PUBACK/PUBREC, PUBCOMP) goes out only after the commit covering what it promises.
    */
   readonly durability: Durability | undefined;
-  /** Encodings shared by the copies of a message fanned out in one turn. */
+  /** Encodings shared by the copies of a message fanned out to many clients. */
   readonly templates: PublishTemplates;
 }
 
