@@ -1,4 +1,4 @@
-import type { LiteStreamWriter, LiteVersion } from "@handoff/moq-resume/lite";
+import type { LiteStreamReader, LiteStreamWriter, LiteVersion } from "@handoff/moq-resume/lite";
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import type { RouteSource } from "../origin/route.js";
@@ -34,6 +34,15 @@ export interface SessionContext {
   drain(): void;
   /** Closes the whole session. */
   close(code: number, reason: string): void;
+}
+
+/**
+ * Refuses a request on bidi stream `id` the peer opened with `code`; whatever else arrives on it is
+ * read and ignored.
+ */
+export function turnDown(ctx: SessionContext, id: StreamId, reader: LiteStreamReader, code: number): void {
+  ctx.handlers.set(id, { kind: "ignore", reader });
+  refuse(ctx.io, id, true, code);
 }
 
 /** Turns a stream down: STOP_SENDING, and RESET too when it is bidirectional. */

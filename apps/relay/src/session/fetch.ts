@@ -2,7 +2,7 @@ import type { GroupReader } from "@handoff/moq-resume";
 import { type Fetch, FrameEncoder, joinPath, type LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
 import { allowed } from "../auth/permissions.js";
 import type { StreamId } from "../transport/index.js";
-import { refuse, type SessionContext } from "./context.js";
+import { turnDown, type SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
 import type { StreamIo } from "./stream-io.js";
 
@@ -120,23 +120,19 @@ export function serveFetch(
   const version = ctx.version;
   if (version === undefined) return;
   const path = joinPath(ctx.root, msg.broadcast);
-  const turnDown = (code: number): void => {
-    ctx.handlers.set(id, { kind: "ignore", reader });
-    refuse(ctx.io, id, true, code);
-  };
   if (!allowed(ctx.permissions.subscribe, path)) {
-    turnDown(RelayCode.Unauthorized);
+    turnDown(ctx, id, reader, RelayCode.Unauthorized);
     return;
   }
   let live = 0;
   for (const h of ctx.handlers.values()) if (h.kind === "fetch-serve") live += 1;
   if (live >= ctx.limits.maxSubscriptions) {
-    turnDown(RelayCode.TooMany);
+    turnDown(ctx, id, reader, RelayCode.TooMany);
     return;
   }
   const group = fetcher.fetchGroup(path, msg.track, msg.group);
   if (group === undefined) {
-    turnDown(RelayCode.NotFound);
+    turnDown(ctx, id, reader, RelayCode.NotFound);
     return;
   }
   const fetch = new FetchServe(ctx.io, id, version, group);

@@ -2,7 +2,7 @@ import type { GroupReader } from "@handoff/moq-resume";
 import { joinPath, type LiteStreamReader, type Subscribe } from "@handoff/moq-resume/lite";
 import { allowed } from "../auth/permissions.js";
 import type { StreamId } from "../transport/index.js";
-import { refuse, type SessionContext } from "./context.js";
+import { refuse, turnDown, type SessionContext } from "./context.js";
 import type { Handler } from "./handler.js";
 import { RelayCode } from "./limits.js";
 import { OutboundGroup } from "./outbound-group.js";
@@ -51,21 +51,17 @@ export class Serving {
     const version = ctx.version;
     if (writer === undefined || version === undefined) return;
     const path = joinPath(ctx.root, msg.broadcast);
-    const turnDown = (code: number): void => {
-      ctx.handlers.set(id, { kind: "ignore", reader });
-      refuse(ctx.io, id, true, code);
-    };
     if (!allowed(ctx.permissions.subscribe, path)) {
-      turnDown(RelayCode.Unauthorized);
+      turnDown(ctx, id, reader, RelayCode.Unauthorized);
       return;
     }
     if (this.#served.size >= ctx.limits.maxSubscriptions) {
-      turnDown(RelayCode.TooMany);
+      turnDown(ctx, id, reader, RelayCode.TooMany);
       return;
     }
     const routed = ctx.origin.subscribe(path, msg.track, msg.priority, ctx.self, msg.startGroup);
     if (!routed.ok) {
-      turnDown(RelayCode.NotFound);
+      turnDown(ctx, id, reader, RelayCode.NotFound);
       return;
     }
     const entry: Handler = { kind: "subscribe-serve", reader, sub: undefined };

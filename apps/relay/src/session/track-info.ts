@@ -2,7 +2,7 @@ import { DEFAULT_TRACK_INFO, type TrackInfo as ModelTrackInfo } from "@handoff/m
 import { joinPath, type LiteStreamReader, type Track, type TrackInfo } from "@handoff/moq-resume/lite";
 import { allowed } from "../auth/permissions.js";
 import type { StreamId } from "../transport/index.js";
-import { refuse, type SessionContext } from "./context.js";
+import { turnDown, type SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
 
 /**
@@ -35,8 +35,7 @@ export function serveTrack(ctx: SessionContext, id: StreamId, reader: LiteStream
       ? RelayCode.NotFound
       : undefined;
   if (code !== undefined) {
-    ctx.handlers.set(id, { kind: "ignore", reader });
-    refuse(ctx.io, id, true, code);
+    turnDown(ctx, id, reader, code);
     return;
   }
   ctx.handlers.set(id, { kind: "answered", reader });
