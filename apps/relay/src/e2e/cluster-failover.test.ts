@@ -13,8 +13,8 @@ const FRAMES = 4;
 const appDir = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Starts the relay's real entry point as a child linked to `peers`; resolves its raw-TCP port. */
-async function childRelay(peers: readonly string[]): Promise<{ child: ChildProcess; tcpPort: number }> {
-  const args = ["--import", "tsx", "--conditions=@handoff/source", "src/main.ts", "--host", "127.0.0.1", "--port", "0", "--tcp-port", "0"];
+async function childRelay(peers: readonly string[], extra: readonly string[] = []): Promise<{ child: ChildProcess; tcpPort: number }> {
+  const args = ["--import", "tsx", "--conditions=@handoff/source", "src/main.ts", "--host", "127.0.0.1", "--port", "0", "--tcp-port", "0", ...extra];
   for (const peer of peers) args.push("--peer", peer);
   const child = spawn(process.execPath, args, { cwd: appDir, stdio: ["ignore", "pipe", "inherit"] });
   const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
@@ -69,6 +69,22 @@ describe("failover without GOAWAY", () => {
     await until(() => received.count() === 4 * FRAMES, 5000, "every frame of groups 0-3");
     expectContiguous(received, 0, 4, FRAMES);
     expect(await metric(down, "relay_track_routes_total", 'reason="failover"')).toBe(1);
+  });
+});
+
+describe("SIGTERM", () => {
+  it("drains the relay process: its linked peers get GOAWAY and follow the redirect, then it exits 0", async () => {
+    const sibling = await testRelay(cleanup);
+    const a = await childRelay([], ["--redirect", tcpUrl(sibling), "--drain-timeout", "3000"]);
+    const down = await clusterRelay(cleanup, [`tcp://127.0.0.1:${String(a.tcpPort)}`]);
+    await until(() => down.cluster.peers[0]?.session?.version !== undefined, 5000, "linked to the child");
+    const exited = once(a.child, "exit");
+    a.child.kill("SIGTERM");
+    await until(() => down.cluster.peers[0]?.address.url === tcpUrl(sibling), 5000, "the edge followed the redirect");
+    const [code] = (await within(exited, 8000, "child exit")) as [number | null];
+    expect(code).toBe(0);
+    expect(await metric(down, "relay_goaway_total", 'direction="received"')).toBe(1);
+    await until(() => down.cluster.peers[0]?.session?.version !== undefined, 5000, "linked to the sibling");
   });
 });
 

@@ -183,6 +183,22 @@ describe("cluster handovers", () => {
     expect(await metric(down, "relay_cluster_dials_total", 'result="failed"')).toBeGreaterThanOrEqual(1);
   });
 
+  it("POST /goaway on the metrics port drains the relay's sessions toward the given URI without stopping it", async () => {
+    const a = await testRelay(cleanup, undefined, { metricsPort: 0 });
+    const b = await testRelay(cleanup);
+    const down = await clusterRelay(cleanup, [tcpUrl(a)]);
+    await linked(a, down);
+    const admin = `http://127.0.0.1:${String(a.ports.metrics)}/goaway`;
+    expect((await fetch(`${admin}?timeout=soon`, { method: "POST" })).status).toBe(400);
+    const res = await fetch(`${admin}?uri=${encodeURIComponent(tcpUrl(b))}&timeout=5000`, { method: "POST" });
+    expect(res.status).toBe(202);
+    await until(() => down.cluster.peers[0]?.address.url === tcpUrl(b) && link(down) !== undefined, 5000, "the edge followed the redirect");
+    expect(await metric(down, "relay_goaway_total", 'direction="received"')).toBe(1);
+    // Still accepting: a new session to A comes up.
+    const again = await clusterRelay(cleanup, [tcpUrl(a)]);
+    await until(() => link(again) !== undefined, 5000, "A still accepts");
+  });
+
   it("a second GOAWAY on one session is a protocol error that closes it", async () => {
     const a = await testRelay(cleanup);
     const down = await clusterRelay(cleanup, [tcpUrl(a)], { handoverTimeoutMs: 5000 });
