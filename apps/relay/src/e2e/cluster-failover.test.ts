@@ -1,5 +1,6 @@
-// Failover without GOAWAY: the upstream relay is a real child process, SIGKILLed mid-group; the
-// edge moves the track to the sibling, which continues the open group at the first missing frame.
+// The relay as a real child process: SIGKILLed mid-group (failover without GOAWAY: the edge moves
+// the track to the sibling, which continues the open group at the first missing frame), and
+// SIGTERMed (a drain: its peers get GOAWAY toward --redirect and the process exits 0).
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
