@@ -123,6 +123,11 @@ export class Peer {
           session.close(RelayCode.Cancel, "link no longer wanted");
           return;
         }
+        if (session.closed) {
+          // Closed between the connect and now: nothing to adopt, dial again.
+          this.#schedule();
+          return;
+        }
         this.#attempt = 0;
         this.#current = session;
         this.#ctx.metrics.peer(1);
