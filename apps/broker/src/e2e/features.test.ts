@@ -42,6 +42,18 @@ describe("MQTT 5 features over real sockets", () => {
     ]);
   });
 
+  it("sends outbound topic aliases within the subscriber's maximum, rebinding the least recently used, and MQTT.js resolves every topic", async () => {
+    const sub = await h.client({ clientId: "aliased", properties: { topicAliasMaximum: 2 } });
+    await sub.subscribeAsync("lru/#", { qos: 1 });
+    const got = collect(sub);
+    const pub = await h.client({ clientId: "pub" });
+    // Three topics through two aliases: every third message rebinds one.
+    const topics = ["lru/a", "lru/b", "lru/c", "lru/a", "lru/c", "lru/b", "lru/b", "lru/a", "lru/c", "lru/a"];
+    for (const [i, topic] of topics.entries()) await pub.publishAsync(topic, String(i), { qos: 1 });
+    await until(() => got.length === topics.length);
+    expect(got.map((m) => [m.topic, m.payload])).toEqual(topics.map((t, i) => [t, String(i)]));
+  });
+
   it("honours a subscriber's Receive Maximum and still delivers everything", async () => {
     const sub = await h.client({ clientId: "slow", properties: { receiveMaximum: 1 } });
     await sub.subscribeAsync("many", { qos: 1 });

@@ -45,11 +45,31 @@ describe("OutboundTopicAliases", () => {
     expect(a.plan("t/1")).toMatchObject({ topic: "t/1", alias: 1 });
   });
 
-  it("never uses an alias above the client's maximum [MQTT-3.3.2-11]", () => {
+  it("never uses an alias above the client's maximum: a new topic rebinds one, sent with its name [MQTT-3.3.2-11]", () => {
     const a = new OutboundTopicAliases(1);
     a.plan("t/1").commit();
     const p = a.plan("t/2");
-    expect(p.topic).toBe("t/2");
+    expect(p).toMatchObject({ topic: "t/2", alias: 1 });
+    p.commit();
+    expect(a.plan("t/2")).toMatchObject({ topic: "", alias: 1 });
+    expect(a.plan("t/1")).toMatchObject({ topic: "t/1", alias: 1 });
+  });
+
+  it("rebinds the alias of the least recently sent topic", () => {
+    const a = new OutboundTopicAliases(2);
+    a.plan("t/1").commit();
+    a.plan("t/2").commit();
+    a.plan("t/1").commit(); // t/1 sent again: t/2 is now the oldest
+    const p = a.plan("t/3");
+    expect(p).toMatchObject({ topic: "t/3", alias: 2 });
+    p.commit();
+    expect(a.plan("t/1")).toMatchObject({ topic: "", alias: 1 });
+    expect(a.plan("t/2").topic).toBe("t/2");
+  });
+
+  it("uses no alias at all when the client accepts none", () => {
+    const p = new OutboundTopicAliases(0).plan("t/1");
+    expect(p.topic).toBe("t/1");
     expect(p.alias).toBeUndefined();
   });
 });

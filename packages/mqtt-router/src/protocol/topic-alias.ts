@@ -49,6 +49,7 @@ export interface OutboundAlias {
  * topic seen early keeps its alias; topics past the maximum go out with their full name.
  */
 export class OutboundTopicAliases {
+  /** Topic → alias, least recently sent first (a Map keeps insertion order). */
   readonly #aliases = new Map<string, number>();
 
   /** @param maximum the client's Topic Alias Maximum (0: the client accepts none) */
@@ -56,19 +57,45 @@ export class OutboundTopicAliases {
 
   /**
    * Plans the topic of a PUBLISH: a known topic goes out as alias only; a new topic gets the next
-   * free alias along with its name (bound only on `commit`, so a PUBLISH that is never sent does
-   * not leave the client without the binding).
+   * free alias along with its name, or, once every alias is taken, the least recently sent
+   * topic's alias, rebound to the new topic (the packet carries both, which rebinds it at the
+   * client). Bindings change only on `commit`, so a PUBLISH that is never sent does not leave the
+   * client with a mapping it never saw.
    */
   plan(topic: string): OutboundAlias {
-    const known = this.#aliases.get(topic);
-    if (known !== undefined) return { topic: "", alias: known, commit: noop };
-    const next = this.#aliases.size + 1;
-    if (next > this.maximum) return { topic, commit: noop };
+    const aliases = this.#aliases;
+    const known = aliases.get(topic);
+    if (known !== undefined) {
+      return {
+        topic: "",
+        alias: known,
+        commit: () => {
+          // Most recently sent now: last to be rebound.
+          aliases.delete(topic);
+          aliases.set(topic, known);
+        },
+      };
+    }
+    if (this.maximum === 0) return { topic, commit: noop };
+    if (aliases.size < this.maximum) {
+      const next = aliases.size + 1;
+      return {
+        topic,
+        alias: next,
+        commit: () => {
+          aliases.set(topic, next);
+        },
+      };
+    }
+    const oldest = aliases.entries().next();
+    if (oldest.done === true) return { topic, commit: noop };
+    const [victim, alias] = oldest.value;
     return {
       topic,
-      alias: next,
+      alias,
       commit: () => {
-        this.#aliases.set(topic, next);
+        aliases.delete(victim);
+        aliases.set(topic, alias);
       },
     };
   }
