@@ -40,9 +40,6 @@ async function main(): Promise<void> {
     process.stderr.write(`handoff-broker: ${err.message}\n`);
     process.exit(1);
   }
-  // One line with every chosen port, so `--port 0` runs can be found by scripts.
-  log.info({ ...server.ports, storage: config.storage, dataDir: config.storage === "sqlite" ? config.dataDir : undefined }, "broker listening");
-
   process.on("SIGHUP", () => {
     server.reload().catch((err: unknown) => {
       log.error({ err }, "auth reload failed; keeping the previous files");
@@ -71,6 +68,10 @@ async function main(): Promise<void> {
   process.on("disconnect", () => {
     stop("SIGTERM");
   });
+  // One line with every chosen port, so `--port 0` runs can be found by scripts. Logged only once
+  // the signal handlers are in place: whoever reads it may signal at once, and a signal that
+  // arrives before its handler kills the process with the default action.
+  log.info({ ...server.ports, storage: config.storage, dataDir: config.storage === "sqlite" ? config.dataDir : undefined }, "broker listening");
 }
 
 main().catch((err: unknown) => {
