@@ -83,6 +83,24 @@ export async function livePublisher(cleanup: (() => unknown)[], relay: Relay): P
   return broadcast;
 }
 
+/**
+ * Publishes the broadcast `name` on `conn` and collects every track the relay requests of it, in
+ * request order, for the test to write into.
+ */
+export function trackPublisher(conn: Moq.Connection.Established, name: string): { broadcast: Moq.Broadcast; tracks: Moq.Track[] } {
+  const broadcast = new Moq.Broadcast();
+  const tracks: Moq.Track[] = [];
+  conn.publish(Moq.Path.from(name), broadcast);
+  void (async () => {
+    for (;;) {
+      const req = await broadcast.requested();
+      if (!req) break;
+      tracks.push(req.track);
+    }
+  })();
+  return { broadcast, tracks };
+}
+
 /** `connect` with the transport typed loosely: Node's lib has no WebTransport type. */
 const connectWith = Moq.Connection.connect as (url: URL, props: { transport: unknown }) => Promise<Moq.Connection.Established>;
 

@@ -1,7 +1,7 @@
 import * as Moq from "@moq/lite";
 import { describe, expect, it } from "vitest";
 import type { Relay } from "../server/relay.js";
-import { connect, e2eSetup, payload, testRelay, until, within } from "./harness.js";
+import { connect, e2eSetup, payload, testRelay, trackPublisher, until, within } from "./harness.js";
 
 const cleanup = e2eSetup();
 
@@ -13,20 +13,6 @@ async function client(r: Relay, version: "default" | "lite-04" = "default"): Pro
   return c;
 }
 
-/** A publisher whose track "video" is driven by the test. */
-function publisher(conn: Moq.Connection.Established, name: string): { broadcast: Moq.Broadcast; tracks: Moq.Track[] } {
-  const broadcast = new Moq.Broadcast();
-  const tracks: Moq.Track[] = [];
-  conn.publish(Moq.Path.from(name), broadcast);
-  void (async () => {
-    for (;;) {
-      const req = await broadcast.requested();
-      if (!req) break;
-      tracks.push(req.track);
-    }
-  })();
-  return { broadcast, tracks };
-}
 
 function publishGroups(source: Moq.Track, from: number, to: number, frames = 4): void {
   for (let g = from; g < to; g++) {
@@ -58,7 +44,7 @@ for (const version of ["default", "lite-04"] as const) {
 
     it("delivers every frame of every group to two subscribers, in order", async () => {
       const r = await testRelay(cleanup);
-      const pub = publisher(await client(r, version), "live");
+      const pub = trackPublisher(await client(r, version), "live");
       const subs = [await client(r, version), await client(r, version)];
       await until(() => r.origin.routes("anon/live").length > 0, 2000, "broadcast routable");
       const tracks = subs.map((s) => s.consume(Moq.Path.from("live")).subscribe("video", 0));
@@ -86,7 +72,7 @@ describe("@moq/lite lifecycle through the relay", () => {
     const watcher = await client(r);
     const announced = watcher.announced(Moq.Path.from(""));
     const pubConn = await connect(r.ports.http, "anon");
-    publisher(pubConn, "room/cam");
+    trackPublisher(pubConn, "room/cam");
     const first = await within(announced.next(), 3000, "announce");
     expect(first).toEqual({ path: "room/cam", active: true });
     pubConn.close();
@@ -96,8 +82,8 @@ describe("@moq/lite lifecycle through the relay", () => {
 
   it("lists the initial set to a late watcher", async () => {
     const r = await testRelay(cleanup);
-    publisher(await client(r, "lite-04"), "a");
-    publisher(await client(r, "lite-04"), "b");
+    trackPublisher(await client(r, "lite-04"), "a");
+    trackPublisher(await client(r, "lite-04"), "b");
     await until(() => r.origin.broadcasts === 2, 2000, "both routable");
     const watcher = await client(r, "lite-04");
     const announced = watcher.announced(Moq.Path.from(""));
@@ -107,7 +93,7 @@ describe("@moq/lite lifecycle through the relay", () => {
 
   it("starts a late joiner at the live edge", async () => {
     const r = await testRelay(cleanup);
-    const pub = publisher(await client(r), "live");
+    const pub = trackPublisher(await client(r), "live");
     await until(() => r.origin.broadcasts === 1, 2000, "routable");
     const early = (await client(r)).consume(Moq.Path.from("live")).subscribe("video", 0);
     await until(() => pub.tracks.length === 1, 2000, "upstream subscription");
@@ -128,7 +114,7 @@ describe("@moq/lite lifecycle through the relay", () => {
 
   it("cancels the upstream subscription once the last subscriber left and the linger passed", async () => {
     const r = await testRelay(cleanup, undefined, { trackLingerMs: 300 });
-    const pub = publisher(await client(r), "live");
+    const pub = trackPublisher(await client(r), "live");
     await until(() => r.origin.broadcasts === 1, 2000, "routable");
     const track = (await client(r)).consume(Moq.Path.from("live")).subscribe("video", 0);
     await until(() => pub.tracks.length === 1 && r.origin.sharedTracks === 1, 2000, "subscribed");
@@ -146,7 +132,7 @@ describe("@moq/lite lifecycle through the relay", () => {
   it("ends subscriptions and the route when the publisher disconnects", async () => {
     const r = await testRelay(cleanup);
     const pubConn = await connect(r.ports.http, "anon", "lite-04");
-    const pub = publisher(pubConn, "live");
+    const pub = trackPublisher(pubConn, "live");
     await until(() => r.origin.broadcasts === 1, 2000, "routable");
     const track = (await client(r, "lite-04")).consume(Moq.Path.from("live")).subscribe("video", 0);
     await until(() => pub.tracks.length === 1, 2000, "subscribed");

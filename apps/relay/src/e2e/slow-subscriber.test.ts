@@ -2,7 +2,7 @@ import * as Moq from "@moq/lite";
 import WebSocket from "ws";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Relay } from "../server/relay.js";
-import { connect, installPolyfills, testRelay, until, within } from "./harness.js";
+import { connect, installPolyfills, testRelay, trackPublisher, until, within } from "./harness.js";
 
 /** Every client WebSocket @moq/lite opens, so the test can stop one from reading. */
 const clientSockets: WebSocket[] = [];
@@ -44,19 +44,9 @@ async function client(r: Relay): Promise<{ conn: Moq.Connection.Established; soc
   return { conn, socket };
 }
 
-/** A publisher whose track "video" is driven by the test. */
+/** A publisher whose tracks are driven by the test: the tracks the relay requested. */
 function publisher(conn: Moq.Connection.Established, name: string): Moq.Track[] {
-  const broadcast = new Moq.Broadcast();
-  const tracks: Moq.Track[] = [];
-  conn.publish(Moq.Path.from(name), broadcast);
-  void (async () => {
-    for (;;) {
-      const req = await broadcast.requested();
-      if (!req) break;
-      tracks.push(req.track);
-    }
-  })();
-  return tracks;
+  return trackPublisher(conn, name).tracks;
 }
 
 const FRAME_BYTES = 1024;
