@@ -107,6 +107,11 @@ export class SegmentCursor<S extends SegmentSource<T>, T extends SegmentItem> {
     return this.#settled.has(seq);
   }
 
+  /** True when every number of `[start, end]` was handed out or reported lost (no copy made). */
+  isSettledRange(start: number, end: number): boolean {
+    return this.#settled.hasRange(start, end);
+  }
+
   /** Raises (or lowers) the start floor; held items below it are dropped. */
   setStart(start: number): void {
     this.#floor = checkSeq(start, "cursor start");

@@ -156,6 +156,18 @@ describe("SegmentCursor", () => {
     expect(drain(cursor)).toEqual(["3"]);
   });
 
+  it("says whether a whole range is settled, without copying the settled set", () => {
+    const list = new SegmentList<Source, Item>();
+    const a = new Source().push(0, 2);
+    list.switch(a, undefined);
+    const cursor = new SegmentCursor(list, { start: 0 });
+    drain(cursor);
+    expect([cursor.isSettledRange(0, 0), cursor.isSettledRange(0, 2)]).toEqual([true, false]);
+    a.push(1);
+    drain(cursor);
+    expect(cursor.isSettledRange(0, 2)).toBe(true);
+  });
+
   it("starts a cursor without a start at the newest item (the live edge)", () => {
     const list = new SegmentList<Source, Item>();
     list.switch(new Source().push(0, 1, 2), undefined);

@@ -129,7 +129,7 @@ export class ServedSubscription {
     const end = this.#end;
     const from = this.#from;
     if (end === undefined || from === undefined) return false;
-    if (from <= end && !this.#reader.settled.hasRange(from, end)) return false;
+    if (from <= end && !this.#reader.hasSettled(from, end)) return false;
     this.#ended = true;
     this.host.finished(this);
     this.host.kick();

@@ -76,6 +76,11 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
     return this.#cursor.settled;
   }
 
+  /** True when every group of `[start, end]` was handed out or reported lost (cheap: no copy). */
+  hasSettled(start: number, end: number): boolean {
+    return this.#cursor.isSettledRange(start, end);
+  }
+
   /** Groups parked above the cap. */
   get parked(): number {
     return this.#cursor.heldCount;
