@@ -3,6 +3,7 @@ import type { Permissions } from "../auth/permissions.js";
 import type { RelayMetrics } from "../metrics/metrics.js";
 import type { Origin } from "../origin/origin.js";
 import { RelayCode, type SessionLimits } from "../session/limits.js";
+import { atExpiry } from "./expiry.js";
 import { LiteSession } from "../session/session.js";
 import type { VersionMode } from "../session/version.js";
 import type { FramingSession } from "../transport/index.js";
@@ -52,6 +53,7 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
   const id = ctx.nextId++;
   const log = ctx.log.child({ session: id, remote: options.remote, transport: options.transport, ...options.logFields });
   const timers: NodeJS.Timeout[] = [];
+  const cancels: (() => void)[] = [];
   let ended = false;
   const session = new LiteSession({
     id,
@@ -71,6 +73,7 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
         if (ended) return;
         ended = true;
         for (const t of timers) clearInterval(t);
+        for (const cancel of cancels) cancel();
         ctx.sessions.delete(session);
         ctx.metrics.sessionClosed();
         log.info({ code, reason }, "session closed");
@@ -94,14 +97,12 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
   tick.unref();
   timers.push(tick);
   if (options.expiresAt !== undefined) {
-    // setTimeout takes at most 2^31-1 ms; a longer lifetime re-checks on the tick instead.
-    const delay = Math.min(Math.max(0, options.expiresAt - Date.now()), 2 ** 31 - 1);
-    const expiry = setTimeout(() => {
-      log.info("token expired");
-      session.close(RelayCode.Expired, "token expired");
-    }, delay);
-    expiry.unref();
-    timers.push(expiry);
+    cancels.push(
+      atExpiry(options.expiresAt, () => {
+        log.info("token expired");
+        session.close(RelayCode.Expired, "token expired");
+      }),
+    );
   }
   session.start();
   return session;

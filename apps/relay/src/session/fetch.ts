@@ -105,9 +105,9 @@ export class FetchServe {
 }
 
 /**
- * Serves a FETCH that came on accepted stream `id`: refused outside the peer's grant, past the
- * per-session subscription limit (fetches count against it), or with NotFound for a group the
- * relay does not hold. `watch` wakes an open group's fetch as its track changes.
+ * Serves a FETCH that came on accepted stream `id`: refused outside the peer's grant, past
+ * `maxSubscriptions` fetches open at once (a budget of their own, beside the subscriptions), or
+ * with NotFound for a group the relay does not hold. `watch` wakes an open group's fetch as its track changes.
  */
 export function serveFetch(
   ctx: SessionContext,

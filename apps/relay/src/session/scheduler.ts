@@ -15,7 +15,7 @@ export function compareScheduled(a: Scheduled, b: Scheduled): number {
   return a.order - b.order;
 }
 
-/** The entry to skip when over the limit: the last in send order (lowest priority, newest... of the lowest). */
+/** The entry to skip when over the limit: the oldest group of the lowest priority. */
 export function victim<T extends Scheduled>(items: readonly T[]): T | undefined {
   let worst: T | undefined;
   for (const item of items) {
