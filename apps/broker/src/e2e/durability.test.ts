@@ -59,6 +59,36 @@ describe("acknowledgements wait for the store", () => {
     expect(acked).toBe(true);
   });
 
+  it("keeps a subscriber's retained message ahead of a newer one published while its SUBACK waits for the commit", async () => {
+    const store = gatedStore();
+    h = await startBroker({ store });
+    const connect = async (clientId: string) => {
+      const connecting = h?.client({ clientId });
+      await until(() => store.pending > 0, 3000, `${clientId}'s session claim`);
+      store.commitAll();
+      const client = await connecting;
+      if (client === undefined) throw new Error("no harness");
+      return client;
+    };
+    const pub = await connect("pub");
+    const sub = await connect("sub");
+    const retained = pub.publishAsync("news", "old", { qos: 1, retain: true });
+    await until(() => store.pending > 0, 3000, "the retained message's commit");
+    store.commitAll();
+    await retained;
+    const got = collect(sub);
+    const subscribing = sub.subscribeAsync("news", { qos: 1 });
+    await until(() => store.pending > 0, 3000, "the subscription's commit");
+    // Published while the SUBACK (and the retained copy behind it) waits for the store.
+    const fresh = pub.publishAsync("news", "new", { qos: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    store.openGate();
+    await subscribing;
+    await fresh;
+    await until(() => got.length === 2, 3000, "both messages");
+    expect(got.map((m) => m.payload)).toEqual(["old", "new"]);
+  });
+
   it("sends no PUBACK when the commit fails, and disconnects the publisher", async () => {
     const store = gatedStore();
     h = await startBroker({ store });

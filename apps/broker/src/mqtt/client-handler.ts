@@ -88,8 +88,6 @@ export class ClientHandler implements DeliverySink {
   #version: 4 | 5 = 5;
   /** An enhanced authentication exchange under way during CONNECT. */
   #enhanced: { readonly request: ConnectRequestEffect; readonly exchange: EnhancedExchange } | undefined;
-  /** While a SUBSCRIBE is being answered, its retained deliveries wait until after the SUBACK. */
-  #held: OutboundPublish[] | undefined;
 
   readonly #overLimit: boolean;
 
@@ -462,11 +460,10 @@ export class ClientHandler implements DeliverySink {
         retainHandling: s.retainHandling,
       });
     }
-    // Retained messages for the new subscriptions follow the SUBACK rather than precede it.
-    this.#held = [];
+    // Retained messages for the new subscriptions follow the SUBACK rather than precede it, and
+    // whatever else arrives before the SUBACK queues behind them: deliveries wait until then.
+    router.unbind(id.clientId, generation);
     const result = router.subscribe(id.clientId, generation, requests, effect.subscriptionIdentifier);
-    const held = this.#held;
-    this.#held = undefined;
     if (!result.ok) return;
     result.granted.forEach((qos, k) => {
       const index = allowed[k];
@@ -474,7 +471,7 @@ export class ClientHandler implements DeliverySink {
     });
     this.#afterCommit(() => {
       this.#conn.subscribed(effect.packetId, codes);
-      for (const publish of held) this.publish(publish);
+      router.bind(id.clientId, generation);
     });
   }
 
@@ -492,10 +489,6 @@ export class ClientHandler implements DeliverySink {
 
   /** {@link DeliverySink}: sends a PUBLISH the router planned for this client. */
   publish(publish: OutboundPublish): boolean {
-    if (this.#held !== undefined) {
-      this.#held.push(publish);
-      return true;
-    }
     // A slow reader: QoS 0 is droppable; QoS 1/2 is bounded by the client's Receive Maximum.
     if (publish.qos === 0 && this.#transport.buffered > this.#ctx.qos0HighWaterBytes) return false;
     // Encoded once per fan-out and shared, unless this client gets outbound Topic Aliases.

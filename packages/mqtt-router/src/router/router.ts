@@ -287,6 +287,19 @@ export class Router {
   }
 
   /**
+   * Holds deliveries to the connection `generation` back until it binds again: new copies wait on
+   * the session queue, in order, behind what is queued. Used while an acknowledgement that must
+   * come first (a SUBACK before the retained messages it brings) waits for the store's commit.
+   * False for a stale generation.
+   */
+  unbind(clientId: string, generation: number): boolean {
+    const owner = this.#owned(clientId, generation)?.owner;
+    if (owner === undefined) return false;
+    owner.bound = false;
+    return true;
+  }
+
+  /**
    * The owner `generation` is ready (CONNACK sent after the session claim was committed): resend
    * in-flight deliveries with DUP=1, then the queue, in order. Returns false if stale.
    */

@@ -188,3 +188,24 @@ describe("shared subscriptions", () => {
     expect(a.sink.payloads()).toEqual(["literal"]);
   });
 });
+
+describe("holding deliveries until a SUBACK goes out", () => {
+  it("queues everything for an unbound connection, retained copies first, and sends it in order on bind", () => {
+    const { router } = newRouter();
+    router.publish({ ...message("news", "old"), retain: true });
+    const c = online(router, "c");
+    expect(router.unbind("c", c.generation)).toBe(true);
+    router.subscribe("c", c.generation, [sub("news", 1)]);
+    router.publish(message("news", "new"));
+    expect(c.sink.sent).toEqual([]);
+    expect(router.bind("c", c.generation)).toBe(true);
+    expect(c.sink.payloads()).toEqual(["old", "new"]);
+  });
+
+  it("refuses to unbind a displaced connection", () => {
+    const { router } = newRouter();
+    const first = online(router, "c");
+    online(router, "c");
+    expect(router.unbind("c", first.generation)).toBe(false);
+  });
+});
