@@ -1,6 +1,6 @@
 import { decodePacket, type OutboundPublish } from "@handoff/mqtt-router";
 import { describe, expect, it } from "vitest";
-import { PublishTemplates } from "./publish-templates.js";
+import { MAX_VARIANTS, PublishTemplates } from "./publish-templates.js";
 
 function publish(fields: Partial<OutboundPublish> = {}): OutboundPublish {
   return { topic: "a/b", payload: Uint8Array.of(1, 2, 3), qos: 1, retain: false, dup: false, packetId: 7, properties: {}, ...fields };
@@ -40,6 +40,15 @@ describe("PublishTemplates", () => {
     if (template === undefined) throw new Error("no template");
     const decoded = decodePacket(template.withPacketId(42, true), { protocolVersion: 5 });
     expect(decoded).toMatchObject({ ok: true, packet: { type: "publish", topic: "a/b", qos: 2, packetId: 42, dup: true, payload: Uint8Array.of(1, 2, 3) } });
+  });
+
+  it("stops making variants past the bound: copies with their own properties are left to their connections", () => {
+    const { templates } = cache();
+    const message = publish();
+    templates.get(message, 5);
+    const made = Array.from({ length: MAX_VARIANTS + 3 }, (_, i) => templates.get({ ...message, properties: { subscriptionIdentifiers: [i + 1] } }, 5));
+    expect(made.filter((t) => t !== undefined)).toHaveLength(MAX_VARIANTS);
+    expect(templates.size).toBe(MAX_VARIANTS);
   });
 
   it("holds only the message delivered last: the next message starts over", () => {

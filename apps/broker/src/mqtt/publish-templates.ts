@@ -7,6 +7,13 @@
  */
 import { preparePublish, type OutboundPublish, type ProtocolVersion, type PublishPacket, type PublishTemplate } from "@handoff/mqtt-router";
 
+/**
+ * Variants kept per message. Copies that carry their own properties (an expiry counted down, or
+ * subscription identifiers) differ by identity and share nothing; past this many the rest are
+ * encoded by their connections, so such a fan-out never scans or holds a template per copy.
+ */
+export const MAX_VARIANTS = 4;
+
 interface Variant {
   readonly topic: string;
   readonly version: ProtocolVersion;
@@ -48,6 +55,7 @@ export class PublishTemplates {
         return v.template;
       }
     }
+    if (this.#variants.length >= MAX_VARIANTS) return undefined;
     const template = prepare(publish, version);
     this.#variants.push({ topic: publish.topic, version, qos: publish.qos, retain: publish.retain, properties: publish.properties, template });
     return template;
