@@ -12,7 +12,7 @@ import { preparePublish, type OutboundPublish, type ProtocolVersion, type Publis
  * subscription identifiers) differ by identity and share nothing; past this many the rest are
  * encoded by their connections, so such a fan-out never scans or holds a template per copy.
  */
-export const MAX_VARIANTS = 4;
+export const MAX_VARIANTS = 8;
 
 interface Variant {
   readonly topic: string;
