@@ -3,6 +3,7 @@
  * the real one (password file, ACLs); `allowAll` is the anonymous quick-start default.
  * @module
  */
+import { ReasonCode } from "@handoff/mqtt-router";
 
 /** Who a connection is, once authenticated. */
 export interface ClientIdentity {
@@ -76,7 +77,6 @@ export interface AuthenticatorLike {
 
 // A password CONNECT that the authenticator answers with a method (it should not) is refused
 // with 0x8C (Bad authentication method).
-const BAD_AUTHENTICATION_METHOD = 0x8c;
 
 function identityOf(subject: Subject): ClientIdentity {
   return { clientId: subject.clientId, ...(subject.username === undefined ? {} : { username: subject.username }) };
@@ -95,7 +95,7 @@ export function accessFrom(auth: AuthenticatorLike): AccessControl {
     authenticate: async (request) => {
       const result = await auth.authenticate(request);
       if (result.ok === true) return { ok: true, identity: identityOf(result.subject) };
-      if (result.ok === "enhanced") return { ok: false, reasonCode: BAD_AUTHENTICATION_METHOD, reason: "CONNECT without a method answered with one" };
+      if (result.ok === "enhanced") return { ok: false, reasonCode: ReasonCode.BadAuthenticationMethod, reason: "CONNECT without a method answered with one" };
       return { ok: false, reasonCode: result.reasonCode, reason: result.detail };
     },
     startEnhanced: async (clientId, method, data) => {

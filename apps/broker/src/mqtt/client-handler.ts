@@ -85,7 +85,6 @@ export class ClientHandler implements DeliverySink {
   #busy = false;
   #identity: ClientIdentity | undefined;
   #generation: number | undefined;
-  #version: 4 | 5 = 5;
   /** An enhanced authentication exchange under way during CONNECT. */
   #enhanced: { readonly request: ConnectRequestEffect; readonly exchange: EnhancedExchange } | undefined;
 
@@ -277,7 +276,6 @@ export class ClientHandler implements DeliverySink {
 
   async #connect(request: ConnectRequestEffect): Promise<void> {
     const { access, log, counters } = this.#ctx;
-    this.#version = request.protocolVersion;
     if (this.#overLimit) {
       counters.connectsRefused += 1;
       log.warn({ clientId: request.clientId, remote: this.#transport.remote }, "connect refused: connection limit reached");
@@ -439,7 +437,8 @@ export class ClientHandler implements DeliverySink {
     const id = this.#identity;
     const generation = this.#generation;
     if (id === undefined || generation === undefined) return;
-    const denied = this.#version === 5 ? ReasonCode.NotAuthorized : 0x80;
+    // 3.1.1 has no reason codes: the protocol layer sends any failure as 0x80.
+    const denied = ReasonCode.NotAuthorized;
     const codes: number[] = [];
     const allowed: number[] = [];
     const requests = [];
