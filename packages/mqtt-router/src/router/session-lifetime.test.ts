@@ -160,6 +160,21 @@ describe("message expiry", () => {
     expect(online(router, "c").sink.sent[0]?.properties.messageExpiryInterval).toBe(8);
   });
 
+  it("still resends (DUP, same packet id) a copy the client already saw, even once it expired [MQTT-4.3.3-7]", () => {
+    const { router, clock } = newRouter();
+    const c = online(router, "c");
+    router.subscribe("c", c.generation, [sub("t")]);
+    router.publish(message("t", "seen", 1, { expiresAt: clock.now() + 1000 }));
+    const first = c.sink.sent[0];
+    expect(first?.packetId).toBeDefined();
+    router.disconnect("c", c.generation, { publishWill: false });
+    clock.advance(5000);
+    router.tick();
+    const back = online(router, "c");
+    expect(back.sink.sent.map((p) => [new TextDecoder().decode(p.payload), p.packetId, p.dup])).toEqual([["seen", first?.packetId, true]]);
+    expect(router.stats.dropped.expired).toBe(0);
+  });
+
   it("clears expired messages from an offline session's queue on tick", () => {
     const { router, clock } = newRouter();
     const c = online(router, "c");
