@@ -2,7 +2,7 @@ import { hasTrackStream, LITE_05, type LiteMessage, LiteStreamReader, type LiteV
 import type { StreamId } from "../transport/index.js";
 import type { Announces } from "./announces.js";
 import { refuse, type SessionContext } from "./context.js";
-import { fetchDone, type GroupFetcher, serveFetch } from "./fetch.js";
+import { fetchDone, type FetchServe, type GroupFetcher, serveFetch } from "./fetch.js";
 import type { Handler } from "./handler.js";
 import { RelayCode } from "./limits.js";
 import { answerProbe } from "./probe.js";
@@ -65,6 +65,9 @@ export interface FetchSource extends GroupFetcher {
  * (ANNOUNCE_REQUEST, SUBSCRIBE), our announce and subscribe streams, and group streams both ways.
  */
 export class StreamDispatch {
+  /** Fetches being answered, so a credit update pumps them without walking every stream. */
+  readonly #fetches = new Map<StreamId, FetchServe>();
+
   constructor(
     private readonly ctx: SessionContext,
     private readonly announces: Announces,
@@ -93,8 +96,17 @@ export class StreamDispatch {
 
   /** The framing has room again: continue the fetches it blocked. */
   writable(): void {
-    for (const [id, handler] of [...this.ctx.handlers]) {
-      if (handler.kind === "fetch-serve" && handler.fetch.pump() === "done") fetchDone(this.ctx, id, handler.fetch);
+    // Only the fetches waiting to write, not every stream: this runs on every credit update.
+    for (const [id, fetch] of [...this.#fetches]) {
+      const handler = this.ctx.handlers.get(id);
+      if (handler?.kind !== "fetch-serve" || handler.fetch !== fetch || fetch.done) {
+        this.#fetches.delete(id);
+        continue;
+      }
+      if (fetch.pump() === "done") {
+        fetchDone(this.ctx, id, fetch);
+        this.#fetches.delete(id);
+      }
     }
   }
 
@@ -263,6 +275,8 @@ export class StreamDispatch {
       if (handler.kind === "accepted") {
         const fetcher = this.fetcher;
         serveFetch(this.ctx, fetcher, (path, track, listener) => fetcher.cachedTrack(path, track)?.watch(listener), id, handler.reader, msg);
+        const served = this.ctx.handlers.get(id);
+        if (served?.kind === "fetch-serve" && !served.fetch.done) this.#fetches.set(id, served.fetch);
       }
     } else if (msg.type === "announce_request") {
       if (handler.kind === "accepted") this.announces.serve(id, handler.reader, msg);

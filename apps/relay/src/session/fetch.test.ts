@@ -83,6 +83,17 @@ describe("FETCH stream", () => {
     expect(removed).toBe(1);
   });
 
+  it("finishes a fetch larger than the peer's stream credit as the credit comes back", () => {
+    const origin = testOrigin();
+    const { publisher, upstreamId } = heldTrack(origin);
+    group(publisher, upstreamId, 0, [[1, 0], [2, 10], [3, 20], [4, 30]], true);
+    // 4 bytes of credit per stream the peer opens: the frames go out a few bytes at a time.
+    const peer = lite05Peer(origin, { id: 3, clientParams: { initialMaxStreamDataBidiLocal: 4 } });
+    const fetch = fetchGroup(peer, "cam", 0);
+    expect(fetch.frames()).toEqual([[1, 0], [2, 10], [3, 20], [4, 30]]);
+    expect(finished(peer, fetch.id)).toBe(true);
+  });
+
   it("resets with not-found a group the relay does not hold", () => {
     const origin = testOrigin();
     heldTrack(origin);

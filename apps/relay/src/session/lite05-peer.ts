@@ -1,7 +1,7 @@
 import { LITE_05, type LiteMessage, LiteStreamReader, type Setup } from "@handoff/moq-resume/lite";
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId, TransportParams } from "../transport/index.js";
 import { TestPeer } from "./test-peer.js";
 
 /** A client SETUP with no parameters, or the ones given (test helper). */
@@ -15,10 +15,11 @@ export function clientSetup(fields: Partial<Omit<Setup, "type">> = {}): Setup {
  */
 export function lite05Peer(
   origin: Origin,
-  options: { readonly id?: number; readonly permissions?: Permissions; readonly setup?: Setup | null } = {},
+  options: { readonly id?: number; readonly permissions?: Permissions; readonly setup?: Setup | null; readonly clientParams?: Partial<TransportParams> } = {},
 ): TestPeer {
   const peer = new TestPeer(origin, {
     version: LITE_05,
+    ...(options.clientParams === undefined ? {} : { clientParams: options.clientParams }),
     ...(options.id === undefined ? {} : { id: options.id }),
     ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
   });
