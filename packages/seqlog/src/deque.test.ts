@@ -28,12 +28,25 @@ describe("Deque", () => {
     expect(d.peekBack()).toBe(4);
   });
 
-  it("behaves like an array under any sequence of end operations", () => {
+  it("removes from the middle, the front half or the back half keeping the rest in order", () => {
+    const d = new Deque<number>(4);
+    for (let i = 0; i < 3; i++) d.pushBack(i);
+    d.popFront();
+    d.popFront();
+    for (let i = 3; i < 10; i++) d.pushBack(i); // wraps around the ring
+    expect(d.removeAt(1)).toBe(3);
+    expect(d.removeAt(5)).toBe(8);
+    expect(d.removeAt(99)).toBeUndefined();
+    expect([...d]).toEqual([2, 4, 5, 6, 7, 9]);
+  });
+
+  it("behaves like an array under any sequence of end and middle operations", () => {
     const op = fc.oneof(
       fc.record({ k: fc.constant("pb" as const), v: fc.integer() }),
       fc.record({ k: fc.constant("pf" as const), v: fc.integer() }),
       fc.record({ k: fc.constant("ob" as const) }),
       fc.record({ k: fc.constant("of" as const) }),
+      fc.record({ k: fc.constant("rm" as const), at: fc.nat({ max: 30 }) }),
     );
     fc.assert(
       fc.property(fc.array(op, { maxLength: 100 }), (ops) => {
@@ -54,6 +67,9 @@ describe("Deque", () => {
               break;
             case "of":
               expect(d.popFront()).toBe(model.shift());
+              break;
+            case "rm":
+              expect(d.removeAt(o.at)).toBe(o.at < model.length ? model.splice(o.at, 1)[0] : undefined);
               break;
           }
           expect(d.length).toBe(model.length);

@@ -69,6 +69,27 @@ export class Deque<T extends object | string | number | boolean | bigint | symbo
     return this.#buf[(this.#head + index) % this.#buf.length];
   }
 
+  /**
+   * Removes and returns the item at `index` from the front, moving whichever side of it is
+   * shorter: O(min(index, length - index)), so removing near either end is cheap.
+   */
+  removeAt(index: number): T | undefined {
+    if (index < 0 || index >= this.#length) return undefined;
+    const size = this.#buf.length;
+    const slot = (i: number): number => (this.#head + i) % size;
+    const item = this.#buf[slot(index)];
+    if (index < this.#length - 1 - index) {
+      for (let i = index; i > 0; i--) this.#buf[slot(i)] = this.#buf[slot(i - 1)];
+      this.#buf[this.#head] = undefined;
+      this.#head = (this.#head + 1) % size;
+    } else {
+      for (let i = index; i < this.#length - 1; i++) this.#buf[slot(i)] = this.#buf[slot(i + 1)];
+      this.#buf[slot(this.#length - 1)] = undefined;
+    }
+    this.#length -= 1;
+    return item;
+  }
+
   /** The front item. */
   peekFront(): T | undefined {
     return this.at(0);

@@ -55,6 +55,7 @@ export function enqueue(session: Session, epoch: number, delivery: Delivery, ctx
       ctx.stats.queued += 1;
       ctx.store.deliveryQueued(session.clientId, result.seq, delivery);
       session.noteExpiry(delivery.message.expiresAt);
+      if (delivery.qos === 0) session.queuedQos0 += 1;
       return "queued";
     }
     if (result.reason === "stale-epoch") {
@@ -68,7 +69,7 @@ export function enqueue(session: Session, epoch: number, delivery: Delivery, ctx
     // Make room: the oldest queued QoS 0 copy first, then (drop-oldest) the oldest copy that has
     // no packet id yet — a copy being resent keeps its place.
     const victim =
-      session.queue.evictFirst((e) => e.value.qos === 0) ??
+      evictQos0(session) ??
       (ctx.overflow === "drop-oldest" ? session.queue.evictFirst((e) => !session.assigned.has(e.seq)) : undefined);
     if (victim === undefined) {
       ctx.stats.drop("queue-full");
@@ -77,6 +78,14 @@ export function enqueue(session: Session, epoch: number, delivery: Delivery, ctx
     release(session, victim, ctx);
     ctx.stats.drop("evicted");
   }
+}
+
+// The oldest queued QoS 0 copy, removed; the search runs only while one may be queued.
+function evictQos0(session: Session): QueueEntry<Delivery> | undefined {
+  if (session.queuedQos0 === 0) return undefined;
+  const victim = session.queue.evictFirst((e) => e.value.qos === 0);
+  session.queuedQos0 = victim === undefined ? 0 : session.queuedQos0 - 1;
+  return victim;
 }
 
 function outbound(entry: QueueEntry<Delivery>, packetId: number | undefined, dup: boolean, now: number): OutboundPublish {
@@ -123,6 +132,7 @@ export function pump(session: Session, ctx: DeliveryContext): void {
       continue;
     }
     if (head.value.qos === 0) {
+      if (session.queuedQos0 > 0) session.queuedQos0 -= 1;
       queue.take();
       queue.ack(head.seq);
       release(session, head, ctx);

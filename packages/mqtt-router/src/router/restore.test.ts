@@ -39,6 +39,20 @@ describe("Router.restore", () => {
     expect(second.router.retainedCount).toBe(1);
   });
 
+  it("still evicts a restored QoS 0 copy before any QoS 1 copy when the queue is full", () => {
+    const store = recordingStore();
+    const first = newRouter({ store, queueLimits: { maxCount: 2 }, queueQos0Offline: true });
+    const c = online(first.router, "c");
+    first.router.subscribe("c", c.generation, [sub("t", 1)]);
+    first.router.disconnect("c", c.generation, { publishWill: false });
+    first.router.publish(message("t", "q1-a", 1));
+    first.router.publish(message("t", "q0", 0));
+    const second = newRouter({ store, queueLimits: { maxCount: 2 }, queueQos0Offline: true });
+    second.router.restore(store.snapshot());
+    second.router.publish(message("t", "q1-b", 1));
+    expect(online(second.router, "c").sink.payloads()).toEqual(["q1-a", "q1-b"]);
+  });
+
   it("hands out generations above every stored one", () => {
     const store = recordingStore();
     const first = newRouter({ store });

@@ -189,6 +189,7 @@ export class Router {
         { allowOverLimit: true },
       );
       session.recomputeEarliestExpiry();
+      session.queuedQos0 = stored.deliveries.filter((d) => d.delivery.qos === 0).length;
       for (const d of stored.deliveries) {
         if (d.assigned === undefined) continue;
         session.assigned.set(d.seq, { packetId: d.assigned.packetId, phase: d.assigned.phase });
