@@ -48,6 +48,18 @@ describe("SeqQueue", () => {
     expect(q.bytes).toBe(4);
   });
 
+  it("takes matching entries out of turn into flight, keeping them counted until acknowledged", () => {
+    const q = new SeqQueue<string>();
+    for (const v of ["a", "B", "c", "D"]) q.pushBack(v, 1);
+    expect(seqs(q.takeWhere((e) => e.value === e.value.toUpperCase()))).toEqual([1, 3]);
+    expect(seqs(q.queued())).toEqual([0, 2]);
+    expect(q.inflightCount).toBe(2);
+    expect(q.bytes).toBe(4);
+    expect(q.ack(3)?.value).toBe("D");
+    expect(q.requeueInflight()).toBe(1);
+    expect(seqs(q.queued())).toEqual([0, 1, 2]);
+  });
+
   it("puts unacknowledged in-flight entries back before the queue in their original order", () => {
     const q = new SeqQueue<string>();
     for (const v of ["a", "b", "c", "d"]) q.pushBack(v, 1);

@@ -155,6 +155,16 @@ export class SeqQueue<T> {
     return entry;
   }
 
+  /**
+   * Moves every queued entry matching `predicate` into flight, out of turn, and returns them in
+   * order (e.g. MQTT PUBREL resends, which no flow-control quota holds back behind the head).
+   */
+  takeWhere(predicate: (entry: QueueEntry<T>) => boolean): QueueEntry<T>[] {
+    const taken = this.#queued.filter((entry) => !predicate(entry));
+    for (const entry of taken) this.#inflight.set(entry.seq, entry);
+    return taken;
+  }
+
   /** Releases the in-flight entry `seq`; returns it, or undefined if it was not in flight. */
   ack(seq: number): QueueEntry<T> | undefined {
     const entry = this.#inflight.get(seq);

@@ -10,7 +10,7 @@
 import type { QueueEntry } from "@handoff/seqlog";
 import { deliverySize, isExpired, remainingExpiry, type Delivery } from "./message.js";
 import type { Session } from "./session.js";
-import type { OutboundPublish } from "./sink.js";
+import type { DeliverySink, OutboundPublish } from "./sink.js";
 import type { RouterStats } from "./stats.js";
 import type { RouterStore } from "./store.js";
 
@@ -120,6 +120,7 @@ export function pump(session: Session, ctx: DeliveryContext): void {
   const owner = session.owner;
   if (!owner?.bound) return;
   const queue = session.queue;
+  if (session.resendPubrels) resendPubrels(session, owner.sink, ctx);
   for (let head = queue.peek(); head !== undefined; head = queue.peek()) {
     const assigned = session.assigned.get(head.seq);
     // An expired copy is dropped unless it was already sent once: a resend completes the flow
@@ -157,6 +158,19 @@ export function pump(session: Session, ctx: DeliveryContext): void {
     ctx.store.deliveryAssigned(session.clientId, head.seq, fresh);
     if (owner.sink.publish(outbound(head, packetId, false, ctx.now))) ctx.stats.sent += 1;
     else dropRefused(session, head.seq, ctx);
+  }
+}
+
+// A PUBREL resend is never limited by Receive Maximum [MQTT-3.3.4-10], so none waits behind a DUP
+// PUBLISH the quota holds: they all go out first (the flows keep their slots until PUBCOMP).
+function resendPubrels(session: Session, sink: DeliverySink, ctx: DeliveryContext): void {
+  session.resendPubrels = false;
+  const pubrels = session.queue.takeWhere((e) => session.assigned.get(e.seq)?.phase === "pubrel");
+  for (const entry of pubrels) {
+    const assigned = session.assigned.get(entry.seq);
+    if (assigned === undefined) continue;
+    ctx.stats.sent += 1;
+    sink.pubrel(assigned.packetId);
   }
 }
 

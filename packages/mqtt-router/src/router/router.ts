@@ -95,6 +95,8 @@ export interface ExecuteOutcome {
   readonly dropped: number;
   /** True when no subscription matched (MQTT 5 PUBACK 0x10 No matching subscribers). */
   readonly noMatchingSubscribers: boolean;
+  /** True when the whole plan was refused as stale: executed before, or made by another router. */
+  readonly refused: boolean;
 }
 
 /** Something the router did on its own during {@link Router.tick}, for logs and metrics. */
@@ -127,6 +129,8 @@ export class Router {
   #sharedMembers = 0;
   readonly #retained = new RetainedStore();
   readonly #timers = new Deadlines<Timer>();
+  /** Plans made here and not executed yet: a plan runs at most once, and only where it was made. */
+  readonly #unexecuted = new WeakSet<DeliveryPlan>();
 
   constructor(options: RouterOptions) {
     this.#clock = options.clock;
@@ -195,6 +199,7 @@ export class Router {
         session.assigned.set(d.seq, { packetId: d.assigned.packetId, phase: d.assigned.phase });
         session.seqByPacketId.set(d.assigned.packetId, d.seq);
         session.packetIds.claim(d.assigned.packetId);
+        if (d.assigned.phase === "pubrel") session.resendPubrels = true;
       }
       for (const id of stored.inboundQos2) session.inboundQos2.add(id);
       for (const subscription of stored.subscriptions) {
@@ -235,23 +240,26 @@ export class Router {
     let session = this.#sessions.get(request.clientId);
     let displaced: number | undefined;
 
+    // A session that ends with its connection (3.1.1 CleanSession=1, MQTT 5 expiry 0) ends with a
+    // takeover too, so it is never resumed: the new owner starts clean [MQTT-3.1.2-6], 3.1.2.11.
+    const clean = request.cleanStart || (session?.owner !== undefined && session.expiryInterval === 0);
     if (session?.owner !== undefined) {
       displaced = session.owner.generation;
       this.stats.takeovers += 1;
       session.owner = undefined;
-      session.queue.requeueInflight();
+      session.requeueInflight();
     }
     // The previous connection's will: a clean start ends the session, which publishes it; a
     // resume publishes it only if it had no delay (its connection just closed), and otherwise
     // cancels it, as the session reconnected within the delay [MQTT-3.1.3-9], [MQTT-3.1.2-8].
     if (session?.will !== undefined) {
-      if (request.cleanStart || (displaced !== undefined && session.will.delayMs === 0)) this.#fireWill(session);
+      if (clean || (displaced !== undefined && session.will.delayMs === 0)) this.#fireWill(session);
       else this.#disarmWill(session);
     }
 
-    const sessionPresent = session !== undefined && !request.cleanStart;
-    if (session !== undefined && request.cleanStart) this.#endSession(session, ctx);
-    if (session === undefined || request.cleanStart) {
+    const sessionPresent = session !== undefined && !clean;
+    if (session !== undefined && clean) this.#endSession(session, ctx);
+    if (session === undefined || clean) {
       // A fresh session's queue starts at a fresh generation, so no epoch a plan for an earlier
       // session of this id carried can ever match it.
       session = new Session(request.clientId, expiry, this.#limits, generation);
@@ -329,7 +337,7 @@ export class Router {
     if (session === undefined) return STALE;
     const now = this.#clock.now();
     session.owner = undefined;
-    session.queue.requeueInflight();
+    session.requeueInflight();
     if (options.sessionExpiryInterval !== undefined) session.expiryInterval = Math.min(options.sessionExpiryInterval, this.#maxExpiry);
     session.disconnectedAt = now;
     this.#store.sessionSaved({ clientId, expiryInterval: session.expiryInterval, generation, disconnectedAt: now });
@@ -459,7 +467,9 @@ export class Router {
    * after an await; plans for sessions discarded in between are refused then.
    */
   plan(message: Message): DeliveryPlan {
-    return planDelivery(message, { subscriptions: this.#subscriptions, shared: this.#shared });
+    const plan = planDelivery(message, { subscriptions: this.#subscriptions, shared: this.#shared });
+    this.#unexecuted.add(plan);
+    return plan;
   }
 
   /**
@@ -467,6 +477,13 @@ export class Router {
    * whose session is still at the planned epoch, sending at once where the owner has room.
    */
   execute(plan: DeliveryPlan): ExecuteOutcome {
+    // A second execute, or a plan of another router (one from before an in-process restore), is
+    // stale whole: it delivers, retains and stores nothing.
+    if (!this.#unexecuted.delete(plan)) {
+      const stale = plan.targets.length;
+      this.stats.drop("stale-plan", stale);
+      return { queued: 0, stale, dropped: 0, noMatchingSubscribers: stale === 0, refused: true };
+    }
     const ctx = this.#ctx();
     const message = plan.message;
     this.stats.published += 1;
@@ -480,6 +497,12 @@ export class Router {
     let dropped = 0;
     for (const target of plan.targets) {
       const { session, delivery } = target;
+      // Staleness first: a QoS 0 copy for a discarded session is stale, not an offline drop.
+      if (session.ended || session.queue.epoch !== target.epoch) {
+        this.stats.drop("stale-plan");
+        stale += 1;
+        continue;
+      }
       if (delivery.qos === 0 && !session.connected && !this.#queueQos0Offline) {
         this.stats.drop("offline-qos0");
         dropped += 1;
@@ -492,7 +515,7 @@ export class Router {
       } else if (outcome === "stale") stale += 1;
       else dropped += 1;
     }
-    return { queued, stale, dropped, noMatchingSubscribers: plan.targets.length === 0 };
+    return { queued, stale, dropped, noMatchingSubscribers: plan.targets.length === 0, refused: false };
   }
 
   /** Plans and executes at once. */

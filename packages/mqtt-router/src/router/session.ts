@@ -70,6 +70,11 @@ export class Session {
   /** Set once the session is discarded: nothing may land in it any more. */
   ended = false;
   /**
+   * Set when in-flight deliveries went back to the queue (a reconnect, a restore): some may be
+   * PUBRELs, which the next pump resends ahead of the Receive Maximum [MQTT-3.3.4-10].
+   */
+  resendPubrels = false;
+  /**
    * No queued delivery expires before this (clock ms); undefined: none has an expiry. It may be
    * early (a delivery since sent or dropped), never late, so the expiry sweep can skip the queue.
    */
@@ -95,6 +100,11 @@ export class Session {
   recomputeEarliestExpiry(): void {
     this.earliestExpiry = undefined;
     for (const entry of this.queue.queued()) this.noteExpiry(entry.value.message.expiresAt);
+  }
+
+  /** Puts the in-flight deliveries back in the queue for a resend to the next owner. */
+  requeueInflight(): void {
+    if (this.queue.requeueInflight() > 0) this.resendPubrels = true;
   }
 
   /** True while a connection owns the session (bound or not). */
