@@ -6,6 +6,7 @@ import { RelayCode, type SessionLimits } from "../session/limits.js";
 import { atExpiry } from "./expiry.js";
 import { LiteSession } from "../session/session.js";
 import type { VersionMode } from "../session/version.js";
+import { liteVersionName } from "@handoff/moq-resume/lite";
 import type { FramingSession } from "../transport/index.js";
 
 /** The socket side of a session: how to write and how to hang up. */
@@ -79,6 +80,9 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
         log.info({ code, reason }, "session closed");
         carrier.end();
         options.onClosed?.(session, code, reason);
+      },
+      version: (version) => {
+        log.info({ version: liteVersionName(version) }, "moq-lite version agreed");
       },
       goaway: (uri) => {
         log.info({ uri }, "peer sent GOAWAY: its routes drain");

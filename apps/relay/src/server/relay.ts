@@ -149,16 +149,14 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
       return;
     }
     const url = new URL(req.url ?? "/", "http://relay");
-    const choice = negotiateSubprotocol(req.headers["sec-websocket-protocol"]);
-    if (!choice.ok) {
+    const offered = req.headers["sec-websocket-protocol"];
+    const choice = negotiateSubprotocol(offered);
+    const mode = choice.ok ? versionMode(choice.moqAlpn) : undefined;
+    if (!choice.ok || mode === undefined) {
+      const reason = choice.ok ? `unsupported moq version ${choice.moqAlpn ?? ""}` : choice.reason;
       metrics.rejected(400);
-      refuse(socket, 400, choice.reason);
-      return;
-    }
-    const mode = versionMode(choice.moqAlpn);
-    if (mode === undefined) {
-      metrics.rejected(400);
-      refuse(socket, 400, "unsupported moq version");
+      log.info({ offered: offered ?? "", reason, path: url.pathname }, "websocket upgrade refused");
+      refuse(socket, 400, reason);
       return;
     }
     const token = url.searchParams.get("jwt") ?? undefined;
@@ -179,6 +177,7 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
           transport: "ws",
           expiresAt: auth.expiresAt,
           remote: `${req.socket.remoteAddress ?? "?"}:${String(req.socket.remotePort ?? 0)}`,
+          logFields: { subprotocol: choice.subprotocol ?? "", framing: choice.framing },
         });
         bindWebSocket(ws, session);
       });

@@ -3,7 +3,7 @@ import { hasGoaway, hasTrackStream, LiteStreamReader, LiteStreamWriter, type Lit
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import type { PlaceCopy, RouteSource, UpstreamTrack } from "../origin/route.js";
-import type { FramingEvent, FramingSession, StreamId } from "../transport/index.js";
+import type { FramingEvent, FramingSession, QmuxVersion, StreamId } from "../transport/index.js";
 import { Announces } from "./announces.js";
 import { refuse, type SessionContext } from "./context.js";
 import { StreamDispatch } from "./dispatch.js";
@@ -25,6 +25,8 @@ export interface SessionSink {
   closed(code: number, reason: string): void;
   /** The peer sent GOAWAY (lite-04+): reconnect to `uri` (empty: the same endpoint) and migrate. */
   goaway?(uri: string): void;
+  /** The moq-lite version is settled (by ALPN, the qmux parameters or the in-band SETUP). */
+  version?(version: LiteVersion): void;
 }
 
 /** Options of one session. */
@@ -157,6 +159,11 @@ export class LiteSession implements RouteSource, ServeHost {
   /** The negotiated version, once known. */
   get version(): LiteVersion | undefined {
     return this.#version;
+  }
+
+  /** The qmux wire version under the session (undefined on the legacy framing). */
+  get qmuxVersion(): QmuxVersion | undefined {
+    return this.#framing.version;
   }
 
   /** True once the session ended. */
@@ -310,6 +317,9 @@ export class LiteSession implements RouteSource, ServeHost {
       case "stop-sending":
         this.#dispatch.reset(event.streamId, event.code, event.kind === "stop-sending");
         return;
+      case "datagram":
+        // qmux-01/02 DATAGRAM frames: not routed yet, dropped as an unreliable channel may.
+        return;
       case "writable":
       case "streams-available":
         this.#serving.flush();
@@ -330,6 +340,7 @@ export class LiteSession implements RouteSource, ServeHost {
   #setVersion(version: LiteVersion): void {
     this.#version = version;
     this.#writer = new LiteStreamWriter(version);
+    this.#sink.version?.(version);
   }
 
   #versionFromTransport(): void {

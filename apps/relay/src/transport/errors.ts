@@ -29,3 +29,18 @@ export class FramingError extends Error {
     this.name = "FramingError";
   }
 }
+
+/** A PROTOCOL_VIOLATION. */
+export function violation(why: string): FramingError {
+  return new FramingError(TransportError.PROTOCOL_VIOLATION, why);
+}
+
+/** A FLOW_CONTROL_ERROR. */
+export function flowError(why: string): FramingError {
+  return new FramingError(TransportError.FLOW_CONTROL_ERROR, why);
+}
+
+/** A stream lookup's failure as a violation: "ignore" (a stream already gone) is none. */
+export function asError(stream: "ignore" | FramingError): FramingError | undefined {
+  return stream === "ignore" ? undefined : stream;
+}

@@ -4,8 +4,11 @@ import type { TransportParams } from "./transport-params.js";
 /** Which end of the connection this framing instance is. */
 export type Role = "server" | "client";
 
+/** A qmux wire version: 00 (one frame per message), 01 (records, QX_PING, datagrams), 02 (01 plus RESET_STREAM_AT and stricter first-frame and ping rules). */
+export type QmuxVersion = "qmux-00" | "qmux-01" | "qmux-02";
+
 /** Which framing the WebSocket subprotocol (or the TCP listener) selected. */
-export type FramingKind = "qmux-00" | "webtransport";
+export type FramingKind = QmuxVersion | "webtransport";
 
 /** How framing units travel: WebSocket messages, or a byte stream (TCP/TLS/Unix). */
 export type Carrier = "message" | "stream";
@@ -14,7 +17,7 @@ export type Carrier = "message" | "stream";
 export interface FramingOptions {
   /** Our end of the connection; decides stream id parity. */
   readonly role: Role;
-  /** Default "message" (WebSocket). "stream" is qmux-00 only. */
+  /** Default "message" (WebSocket). "stream" is qmux only. */
   readonly carrier?: Carrier;
   /** What we advertise (qmux-00); unset fields take the reference defaults. */
   readonly params?: Partial<TransportParams>;
@@ -28,7 +31,7 @@ export interface FramingOptions {
   readonly maxPeerStreams?: number;
   /** qmux: how long `tick` waits for the peer's transport parameters (default 10 s, 0 = forever). */
   readonly handshakeTimeoutMs?: number;
-  /** Largest inbound WebSocket message (default 16384 for qmux-00, 65536 for the legacy framing). */
+  /** Largest inbound WebSocket message (default 16384 for qmux-00, our max_record_size for 01/02, 65536 for the legacy framing). */
   readonly maxMessageSize?: number;
 }
 
@@ -44,6 +47,8 @@ export type FramingEvent =
   | { readonly kind: "stream-data"; readonly streamId: StreamId; readonly bytes: Uint8Array; readonly fin: boolean }
   /** The peer abandoned its sending side (RESET_STREAM). */
   | { readonly kind: "stream-reset"; readonly streamId: StreamId; readonly code: number }
+  /** A DATAGRAM frame's payload (qmux-01/02 only; unreliable, unordered with streams). */
+  | { readonly kind: "datagram"; readonly bytes: Uint8Array }
   /** The peer asked us to stop sending; we already answered with RESET_STREAM carrying the same code. */
   | { readonly kind: "stop-sending"; readonly streamId: StreamId; readonly code: number }
   /** A stream whose write was cut short has room again. */

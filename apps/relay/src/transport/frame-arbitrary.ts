@@ -18,10 +18,12 @@ export const transportParamsArb: fc.Arbitrary<TransportParams> = fc.record({
   initialMaxStreamsBidi: small,
   initialMaxStreamsUni: small,
   maxRecordSize: int,
+  maxDatagramFrameSize: int,
+  resetStreamAt: fc.boolean(),
   applicationProtocols: fc.array(fc.string({ minLength: 0, maxLength: 12 }), { maxLength: 3 }),
 });
 
-/** Every qmux-00 frame kind with arbitrary field values. */
+/** Every qmux frame kind (00 to 02) with arbitrary field values. */
 export const qmuxFrameArb: fc.Arbitrary<Frame> = fc.oneof(
   fc.constant<Frame>({ type: "padding" }),
   fc.record({ type: fc.constant("stream" as const), id: int, offset: fc.option(int, { nil: undefined }), data: bytes, fin: fc.boolean() }),
@@ -37,4 +39,14 @@ export const qmuxFrameArb: fc.Arbitrary<Frame> = fc.oneof(
   fc.record({ type: fc.constant("streams-blocked" as const), bidi: fc.boolean(), limit: small }),
   fc.record({ type: fc.constant("datagram" as const), data: bytes }),
   fc.record({ type: fc.constant("transport-parameters" as const), params: transportParamsArb }),
+  fc
+    .record({ id: int, code: int, finalSize: int, reliableSize: int })
+    .map(({ id, code, finalSize, reliableSize }) => ({
+      type: "reset-stream-at" as const,
+      id,
+      code,
+      finalSize: Math.max(finalSize, reliableSize),
+      reliableSize: Math.min(finalSize, reliableSize),
+    })),
+  fc.record({ type: fc.constant("ping" as const), response: fc.boolean(), sequence: int }),
 );

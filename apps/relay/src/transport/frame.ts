@@ -15,7 +15,11 @@ export type Frame =
   | { type: "stream-data-blocked"; id: number; limit: number }
   | { type: "streams-blocked"; bidi: boolean; limit: number }
   | { type: "datagram"; data: Uint8Array }
-  | { type: "transport-parameters"; params: TransportParams };
+  | { type: "transport-parameters"; params: TransportParams }
+  /** qmux-02 (draft-ietf-quic-reliable-stream-reset): a reset that still delivers the first `reliableSize` bytes. */
+  | { type: "reset-stream-at"; id: number; code: number; finalSize: number; reliableSize: number }
+  /** qmux-01+ QX_PING: a request the peer must answer with a response echoing `sequence`. */
+  | { type: "ping"; response: boolean; sequence: number };
 
 /** Frame type codes on the wire (QUIC v1 plus qmux-00's transport-parameters frame). */
 export const FrameType = {
@@ -38,10 +42,15 @@ export const FrameType = {
   APPLICATION_CLOSE: 0x1d,
   DATAGRAM: 0x30,
   DATAGRAM_LEN: 0x31,
+  RESET_STREAM_AT: 0x24,
 } as const;
 
 /** QX_TRANSPORT_PARAMETERS frame type (on the wire: ff 51 53 30 0d 0a 0d 0a; above 2^53, so a bigint). */
 export const QX_TRANSPORT_PARAMETERS = 0x3f5153300d0a0d0an;
+
+/** qmux-01 QX_PING request and response frame types (above 2^53, so bigints). */
+export const QX_PING_REQUEST = 0x348c67529ef8c7bdn;
+export const QX_PING_RESPONSE = 0x348c67529ef8c7ben;
 
 /**
  * draft-00 `max_frame_size`: the largest frame (header included) a peer may send.

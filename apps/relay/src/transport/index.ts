@@ -19,6 +19,7 @@
  */
 import type { FramingKind, FramingOptions } from "./events.js";
 import { FramingSession } from "./session.js";
+import { REFERENCE_PARAMS } from "./transport-params.js";
 import { legacyMessageWire, qmuxMessageWire, qmuxStreamWire } from "./wire.js";
 
 export { FramingError, TransportError, type TransportErrorCode } from "./errors.js";
@@ -27,6 +28,7 @@ export type {
   FramingEvent,
   FramingKind,
   FramingOptions,
+  QmuxVersion,
   OpenResult,
   Role,
   WriteResult,
@@ -36,6 +38,7 @@ export { FramingSession } from "./session.js";
 export { isBidi, isServerInitiated, streamIndex, type StreamId } from "./stream-id.js";
 export {
   DEFAULT_MOQ_ALPNS,
+  QMUX_VERSIONS,
   TCP_MOQ_ALPNS,
   negotiateSubprotocol,
   supportedSubprotocols,
@@ -46,14 +49,22 @@ export { REFERENCE_PARAMS, type TransportParams } from "./transport-params.js";
 /**
  * Creates the framing state machine for one connection. qmux-00 runs over
  * WebSocket messages (`carrier: "message"`, the default) or a byte stream
- * (`carrier: "stream"`, relay-to-relay TCP); the legacy framing only over
- * WebSocket messages, so asking for it on a byte stream is a programming error.
+ * (`carrier: "stream"`, relay-to-relay TCP); qmux-01/02 and the legacy framing
+ * only over WebSocket messages, so asking for them on a byte stream is a
+ * programming error.
  */
 export function createFraming(kind: FramingKind, options: FramingOptions): FramingSession {
   const carrier = options.carrier ?? "message";
   switch (kind) {
     case "qmux-00":
       return new FramingSession(carrier === "stream" ? qmuxStreamWire() : qmuxMessageWire(options.maxMessageSize), options);
+    case "qmux-01":
+    case "qmux-02": {
+      // Records over a byte stream (a Size prefix per record) are not implemented: relay links dial qmux-00.
+      if (carrier === "stream") throw new RangeError(`${kind} runs over WebSocket messages only`);
+      const records = options.params?.maxRecordSize ?? REFERENCE_PARAMS.maxRecordSize;
+      return new FramingSession(qmuxMessageWire(options.maxMessageSize ?? records, kind), options);
+    }
     case "webtransport":
       if (carrier === "stream") throw new RangeError("the webtransport framing only runs over WebSocket messages");
       return new FramingSession(legacyMessageWire(options.maxMessageSize), options);

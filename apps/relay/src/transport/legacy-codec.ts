@@ -54,6 +54,8 @@ export function encodeLegacyFrame(frame: Frame): Uint8Array | undefined {
     case "streams-blocked":
     case "datagram":
     case "transport-parameters":
+    case "reset-stream-at":
+    case "ping":
       return undefined;
     default:
       return assertNever(frame);

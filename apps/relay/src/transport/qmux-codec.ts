@@ -1,5 +1,5 @@
 import { FramingError, TransportError } from "./errors.js";
-import { FrameType, MAX_STREAMS_LIMIT, QX_TRANSPORT_PARAMETERS, type Frame } from "./frame.js";
+import { FrameType, MAX_STREAMS_LIMIT, QX_PING_REQUEST, QX_PING_RESPONSE, QX_TRANSPORT_PARAMETERS, type Frame } from "./frame.js";
 import { decodeTransportParams, encodeTransportParams } from "./transport-params.js";
 import { varintSize, writeVarint, writeVarintBig, type ByteReader } from "./varint.js";
 
@@ -56,6 +56,13 @@ export function encodeQmuxFrame(frame: Frame): Uint8Array {
       out.set(frame.data, pos);
       return out;
     }
+    case "reset-stream-at":
+      return ints(FrameType.RESET_STREAM_AT, frame.id, frame.code, frame.finalSize, frame.reliableSize);
+    case "ping": {
+      const out = new Uint8Array(8 + varintSize(frame.sequence));
+      writeVarint(out, writeVarintBig(out, 0, frame.response ? QX_PING_RESPONSE : QX_PING_REQUEST), frame.sequence);
+      return out;
+    }
     case "transport-parameters": {
       const body = encodeTransportParams(frame.params);
       const out = new Uint8Array(8 + varintSize(body.length) + body.length);
@@ -100,6 +107,11 @@ export function decodeQmuxFrame(reader: ByteReader, bounded: boolean): DecodeRes
     const params = decodeTransportParams(body);
     return params instanceof FramingError ? params : { type: "transport-parameters", params };
   }
+  if (typeBig === QX_PING_REQUEST || typeBig === QX_PING_RESPONSE) {
+    const sequence = reader.varint();
+    if (reader.failed() !== undefined) return failed(reader);
+    return { type: "ping", response: typeBig === QX_PING_RESPONSE, sequence };
+  }
   if (typeBig > 0xffn) return encoding(`unknown frame type 0x${typeBig.toString(16)}`);
   const type = Number(typeBig);
   let frame: Frame;
@@ -118,6 +130,12 @@ export function decodeQmuxFrame(reader: ByteReader, bounded: boolean): DecodeRes
       case FrameType.RESET_STREAM:
         frame = { type: "reset-stream", id: reader.varint(), code: reader.varint(), finalSize: reader.varint() };
         break;
+      case FrameType.RESET_STREAM_AT: {
+        const [id, code, finalSize, reliableSize] = [reader.varint(), reader.varint(), reader.varint(), reader.varint()];
+        if (reader.failed() === undefined && reliableSize > finalSize) return encoding("RESET_STREAM_AT reliable size beyond its final size");
+        frame = { type: "reset-stream-at", id, code, finalSize, reliableSize };
+        break;
+      }
       case FrameType.STOP_SENDING:
         frame = { type: "stop-sending", id: reader.varint(), code: reader.varint() };
         break;

@@ -1,11 +1,14 @@
-import { FramingError, TransportError } from "./errors.js";
+import { asError, FramingError, TransportError, violation } from "./errors.js";
 import type { FramingEvent, FramingOptions, OpenResult, WriteResult } from "./events.js";
 import { RecvWindow } from "./flow.js";
+import { Pinger } from "./ping.js";
+import { RecvPath } from "./recv-path.js";
 import { SendScheduler } from "./send-scheduler.js";
 import type { Frame } from "./frame.js";
 import type { StreamId } from "./stream-id.js";
-import { StreamTable, type StreamState } from "./stream-table.js";
-import { REFERENCE_PARAMS, type TransportParams } from "./transport-params.js";
+import { legacyStreamTable, qmuxStreamTable, type StreamState, type StreamTable } from "./stream-table.js";
+import { MIN_RECORD_SIZE, REFERENCE_PARAMS, type TransportParams } from "./transport-params.js";
+import { varintSize } from "./varint.js";
 import type { Wire } from "./wire.js";
 
 const DEFAULT_STREAM_BUFFER = 1 << 20;
@@ -31,6 +34,9 @@ export class FramingSession {
   private readonly handshakeTimeoutMs: number;
   private readonly server: boolean;
   private readonly refused = [false, false];
+  private readonly records: boolean;
+  private readonly pinger: Pinger;
+  private readonly recvPath: RecvPath;
   private closed = false;
   private activity = true;
   private startedAt: number | undefined;
@@ -41,7 +47,15 @@ export class FramingSession {
     private readonly wire: Wire,
     options: FramingOptions,
   ) {
-    this.ours = { ...REFERENCE_PARAMS, ...options.params };
+    this.records = wire.version === "qmux-01" || wire.version === "qmux-02";
+    this.pinger = new Pinger(wire.version === "qmux-02");
+    // Datagrams need the record layer (qmux-01+); RESET_STREAM_AT is qmux-02's.
+    this.ours = {
+      ...REFERENCE_PARAMS,
+      maxDatagramFrameSize: this.records ? REFERENCE_PARAMS.maxRecordSize : 0,
+      resetStreamAt: wire.version === "qmux-02",
+      ...options.params,
+    };
     this.sender = new SendScheduler(
       wire.flowControl,
       {
@@ -64,38 +78,31 @@ export class FramingSession {
     this.server = server;
     if (wire.flowControl) {
       this.connRecv = new RecvWindow(this.ours.initialMaxData);
-      this.streams = new StreamTable(server, this.ours.initialMaxStreamsBidi, this.ours.initialMaxStreamsUni, {
-        recvWindow: (bidi, local) =>
-          bidi
-            ? local
-              ? this.ours.initialMaxStreamDataBidiLocal
-              : this.ours.initialMaxStreamDataBidiRemote
-            : this.ours.initialMaxStreamDataUni,
-        sendCredit: (bidi, local) => {
-          const peer = this.peer;
-          if (peer === undefined) return 0;
-          return bidi
-            ? local
-              ? peer.initialMaxStreamDataBidiRemote
-              : peer.initialMaxStreamDataBidiLocal
-            : peer.initialMaxStreamDataUni;
-        },
-      });
+      this.streams = qmuxStreamTable(server, this.ours, () => this.peer);
       this.emitFrame({ type: "transport-parameters", params: this.ours });
     } else {
-      const peerStreams = options.maxPeerStreams ?? DEFAULT_LEGACY_PEER_STREAMS;
       this.connRecv = new RecvWindow(Infinity);
-      this.streams = new StreamTable(
-        server,
-        peerStreams,
-        peerStreams,
-        { recvWindow: () => Infinity, sendCredit: () => Infinity },
-        true,
-      );
-      this.streams.localLimit[0].raise(Infinity);
-      this.streams.localLimit[1].raise(Infinity);
+      this.streams = legacyStreamTable(server, options.maxPeerStreams ?? DEFAULT_LEGACY_PEER_STREAMS);
       this.events.push({ kind: "ready" });
     }
+    this.recvPath = new RecvPath({
+      streams: this.streams,
+      connRecv: this.connRecv,
+      events: this.events,
+      autoConsume: this.autoConsume,
+      announce: (stream) => {
+        this.announce(stream);
+      },
+      closeRecv: (stream) => {
+        this.closeRecv(stream);
+      },
+      releaseConnection: (n) => {
+        this.releaseConnection(n);
+      },
+      consume: (streamId, n) => {
+        this.consume(streamId, n);
+      },
+    });
   }
 
   /** The peer's transport parameters, once received (qmux only). */
@@ -114,6 +121,29 @@ export class FramingSession {
     const ours = this.ours.applicationProtocols;
     const [server, client] = this.server ? [ours, peer] : [peer, ours];
     return server.find((p) => client.includes(p));
+  }
+
+  /** The qmux version on the wire (undefined on the legacy framing). */
+  get version(): Wire["version"] {
+    return this.wire.version;
+  }
+
+  /**
+   * The largest datagram payload the peer accepts (0 = none: qmux-00, the legacy
+   * framing, a peer that advertised no max_datagram_frame_size, or no parameters yet).
+   */
+  get maxDatagramPayload(): number {
+    const peer = this.peer;
+    if (!this.records || peer === undefined || peer.maxDatagramFrameSize === 0) return 0;
+    const cap = Math.min(peer.maxDatagramFrameSize, peer.maxRecordSize === 0 ? MIN_RECORD_SIZE : peer.maxRecordSize);
+    return Math.max(0, cap - 1 - varintSize(cap));
+  }
+
+  /** Sends one DATAGRAM frame; false (nothing sent) when the peer takes none this size. */
+  sendDatagram(bytes: Uint8Array): boolean {
+    if (this.closed || bytes.length > this.maxDatagramPayload) return false;
+    this.emitFrame({ type: "datagram", data: bytes });
+    return true;
   }
 
   /** True once the connection is closed (by either side, or a timeout). */
@@ -178,6 +208,7 @@ export class FramingSession {
     if (this.activity) {
       this.activity = false;
       this.lastActivityAt = nowMs;
+      this.pinger.heard();
     }
     if (this.wire.flowControl && this.peer === undefined) {
       if (this.handshakeTimeoutMs > 0 && nowMs - this.startedAt >= this.handshakeTimeoutMs) {
@@ -188,7 +219,11 @@ export class FramingSession {
     const idle = effectiveIdle(this.ours.maxIdleTimeout, this.peer?.maxIdleTimeout ?? 0);
     if (idle > 0 && nowMs - this.lastActivityAt >= idle) {
       this.finish(TransportError.NO_ERROR, "idle timeout", false, true);
+      return;
     }
+    // qmux-01+: a quiet peer is asked to prove it is alive before the timeout.
+    const sequence = this.records ? this.pinger.due(nowMs - this.lastActivityAt, idle) : undefined;
+    if (sequence !== undefined) this.emitFrame({ type: "ping", response: false, sequence });
   }
 
   /** Opens a stream of ours, or refuses when the peer's stream limit is reached. */
@@ -272,8 +307,10 @@ export class FramingSession {
 
   private onFrame(frame: Frame): FramingError | undefined {
     if (this.wire.flowControl && this.peer === undefined) {
-      // qmux: QX_TRANSPORT_PARAMETERS comes first (PADDING and a refusal aside).
-      const early = frame.type === "padding" || frame.type === "transport-parameters" || isClose(frame);
+      // qmux: QX_TRANSPORT_PARAMETERS comes first (PADDING aside); qmux-00 and -01
+      // also take a refusal first, qmux-02 makes it strictly the first frame.
+      const refusal = isClose(frame) && this.wire.version !== "qmux-02";
+      const early = frame.type === "padding" || frame.type === "transport-parameters" || refusal;
       if (!early) return violation(`${frame.type} before transport parameters`);
     }
     switch (frame.type) {
@@ -284,9 +321,9 @@ export class FramingSession {
       case "transport-parameters":
         return this.onParams(frame.params);
       case "stream":
-        return this.onStream(frame.id, frame.offset, frame.data, frame.fin);
+        return this.recvPath.onStream(frame.id, frame.offset, frame.data, frame.fin);
       case "reset-stream":
-        return this.onReset(frame.id, frame.code, frame.finalSize);
+        return this.recvPath.onReset(frame.id, frame.code, frame.finalSize);
       case "stop-sending":
         return this.onStopSending(frame.id, frame.code);
       case "connection-close":
@@ -320,7 +357,20 @@ export class FramingSession {
         return undefined;
       }
       case "datagram":
-        return violation("DATAGRAM received but max_datagram_frame_size was not advertised");
+        if (this.ours.maxDatagramFrameSize === 0) return violation("DATAGRAM received but max_datagram_frame_size was not advertised");
+        if (frame.data.length + 1 > this.ours.maxDatagramFrameSize) return violation("DATAGRAM above max_datagram_frame_size");
+        this.events.push({ kind: "datagram", bytes: frame.data });
+        return undefined;
+      case "ping": {
+        if (!this.records) return new FramingError(TransportError.FRAME_ENCODING_ERROR, "QX_PING before qmux-01");
+        const wrong = frame.response ? this.pinger.onResponse(frame.sequence) : this.pinger.onRequest(frame.sequence);
+        if (wrong !== undefined) return violation(wrong);
+        if (!frame.response) this.emitFrame({ type: "ping", response: true, sequence: frame.sequence });
+        return undefined;
+      }
+      case "reset-stream-at":
+        if (!this.ours.resetStreamAt) return violation("RESET_STREAM_AT received but reset_stream_at was not advertised");
+        return this.recvPath.onResetAt(frame.id, frame.code, frame.finalSize, frame.reliableSize);
       default:
         return assertNever(frame);
     }
@@ -328,73 +378,15 @@ export class FramingSession {
 
   private onParams(params: TransportParams): FramingError | undefined {
     if (this.peer !== undefined) return violation("second QX_TRANSPORT_PARAMETERS");
+    // An omitted max_record_size means the default; an explicit smaller one is invalid.
+    if (this.records && params.maxRecordSize !== 0 && params.maxRecordSize < MIN_RECORD_SIZE) {
+      return new FramingError(TransportError.TRANSPORT_PARAMETER_ERROR, `max_record_size below ${String(MIN_RECORD_SIZE)}`);
+    }
     this.peer = params;
     this.sender.conn.raise(params.initialMaxData);
     this.streams.localLimit[0].raise(params.initialMaxStreamsBidi);
     this.streams.localLimit[1].raise(params.initialMaxStreamsUni);
     this.events.push({ kind: "ready" });
-    return undefined;
-  }
-
-  private onStream(id: StreamId, offset: number | undefined, data: Uint8Array, fin: boolean): FramingError | undefined {
-    const { stream, opened } = this.streams.lookup(id, "recv");
-    if (typeof stream === "string" || stream instanceof FramingError) return asError(stream);
-    if (opened) this.announce(stream);
-    const recv = stream.recv;
-    // @moq/qmux 0.0.6 can still send data it had queued after resetting a stream
-    // (its write loop outlives the abort); the reference ignores it, and so do we.
-    if (recv === undefined || recv.resetByPeer) return undefined;
-    const received = recv.window.received;
-    // Without the OFF bit the frame continues where the last one ended: @moq/qmux
-    // 0.0.6 never sends offsets. Our carriers are ordered and reliable, so an
-    // explicit offset elsewhere (a gap, or a retransmission overlap) cannot come
-    // from a correct peer and is refused.
-    if (offset !== undefined && offset !== received) {
-      return violation(`stream ${id}: data at offset ${offset}, expected ${received}`);
-    }
-    const end = received + data.length;
-    if (recv.finalSize !== undefined && (end > recv.finalSize || (fin && end !== recv.finalSize))) {
-      return new FramingError(TransportError.FINAL_SIZE_ERROR, `stream ${id}: data beyond its final size`);
-    }
-    if (!recv.window.receiveTo(end)) return flowError(`stream ${id}: beyond MAX_STREAM_DATA`);
-    if (!this.connRecv.receiveTo(this.connRecv.received + data.length)) return flowError("beyond MAX_DATA");
-    if (recv.done) return undefined;
-    if (fin) recv.finalSize = end;
-    if (recv.stopped) {
-      this.releaseConnection(data.length);
-      if (fin) this.closeRecv(stream);
-      return undefined;
-    }
-    if (data.length > 0 || fin) {
-      this.events.push({ kind: "stream-data", streamId: id, bytes: data, fin });
-      if (this.autoConsume) this.consume(id, data.length);
-    }
-    if (fin) this.closeRecv(stream);
-    return undefined;
-  }
-
-  private onReset(id: StreamId, code: number, claimedFinalSize: number): FramingError | undefined {
-    const { stream, opened } = this.streams.lookup(id, "recv");
-    if (typeof stream === "string" || stream instanceof FramingError) return asError(stream);
-    if (opened) this.announce(stream);
-    const recv = stream.recv;
-    if (recv === undefined) return undefined;
-    const received = recv.window.received;
-    // The reference takes max(final size, received): @moq/qmux 0.0.6 always sends 0.
-    const finalSize = Math.max(claimedFinalSize, received);
-    if (recv.finalSize !== undefined && finalSize !== recv.finalSize) {
-      return new FramingError(TransportError.FINAL_SIZE_ERROR, `stream ${id}: reset changes the final size`);
-    }
-    if (!recv.window.receiveTo(finalSize)) return flowError(`stream ${id}: final size beyond MAX_STREAM_DATA`);
-    const gap = finalSize - received;
-    if (!this.connRecv.receiveTo(this.connRecv.received + gap)) return flowError("final size beyond MAX_DATA");
-    // Bytes that will never arrive cannot be consumed by anyone: release them now.
-    this.releaseConnection(gap);
-    if (recv.done) return undefined;
-    recv.finalSize = finalSize;
-    recv.resetByPeer = true;
-    if (!recv.stopped) this.events.push({ kind: "stream-reset", streamId: id, code });
-    this.closeRecv(stream);
     return undefined;
   }
 
@@ -461,17 +453,8 @@ function isClose(frame: Frame): boolean {
   return frame.type === "connection-close" || frame.type === "application-close";
 }
 
-function violation(why: string): FramingError {
-  return new FramingError(TransportError.PROTOCOL_VIOLATION, why);
-}
 
-function flowError(why: string): FramingError {
-  return new FramingError(TransportError.FLOW_CONTROL_ERROR, why);
-}
 
-function asError(stream: "ignore" | FramingError): FramingError | undefined {
-  return stream === "ignore" ? undefined : stream;
-}
 
 function assertNever(value: never): never {
   throw new Error(`unreachable: ${JSON.stringify(value)}`);

@@ -1,5 +1,6 @@
 import { FramingError, TransportError } from "./errors.js";
 import { RecvWindow, SendCredit } from "./flow.js";
+import type { TransportParams } from "./transport-params.js";
 import { isBidi, isServerInitiated, makeStreamId, streamIndex, type StreamId } from "./stream-id.js";
 
 /** Our sending side of a stream. */
@@ -32,6 +33,8 @@ export interface RecvHalf {
   stopped: boolean;
   /** The peer reset this side: later data is ignored (see the session). */
   resetByPeer: boolean;
+  /** qmux-02 RESET_STREAM_AT received before its reliable bytes: reset once they are in. */
+  resetAt: { readonly code: number; readonly finalSize: number; readonly reliableSize: number } | undefined;
 }
 
 /** One live stream. */
@@ -163,6 +166,7 @@ export class StreamTable {
             done: false,
             stopped: false,
             resetByPeer: false,
+            resetAt: undefined,
           }
         : undefined,
     };
@@ -173,4 +177,25 @@ export class StreamTable {
 
 function stateError(why: string): FramingError {
   return new FramingError(TransportError.STREAM_STATE_ERROR, why);
+}
+
+/** The stream table of a qmux connection: windows from our parameters, credit from the peer's once known. */
+export function qmuxStreamTable(server: boolean, ours: TransportParams, peer: () => TransportParams | undefined): StreamTable {
+  return new StreamTable(server, ours.initialMaxStreamsBidi, ours.initialMaxStreamsUni, {
+    recvWindow: (bidi, local) =>
+      bidi ? (local ? ours.initialMaxStreamDataBidiLocal : ours.initialMaxStreamDataBidiRemote) : ours.initialMaxStreamDataUni,
+    sendCredit: (bidi, local) => {
+      const params = peer();
+      if (params === undefined) return 0;
+      return bidi ? (local ? params.initialMaxStreamDataBidiRemote : params.initialMaxStreamDataBidiLocal) : params.initialMaxStreamDataUni;
+    },
+  });
+}
+
+/** The stream table of the legacy framing: no flow control, `peerStreams` open at once per kind. */
+export function legacyStreamTable(server: boolean, peerStreams: number): StreamTable {
+  const table = new StreamTable(server, peerStreams, peerStreams, { recvWindow: () => Infinity, sendCredit: () => Infinity }, true);
+  table.localLimit[0].raise(Infinity);
+  table.localLimit[1].raise(Infinity);
+  return table;
 }

@@ -34,7 +34,24 @@ describe("negotiateSubprotocol", () => {
   });
 
   it("refuses a client whose offers are all unknown", () => {
-    expect(negotiateSubprotocol(["qmux-01.moq-lite-05", "mqtt"])).toMatchObject({ ok: false });
+    expect(negotiateSubprotocol(["qmux-03.moq-lite-05", "mqtt"])).toMatchObject({ ok: false });
+  });
+
+  it("picks qmux-02 with lite-05 from what @moq/net 0.3 offers by default", () => {
+    const offer = ["qmux-02.moq-lite-05", "qmux-01.moq-lite-05", "qmux-00.moq-lite-05", "qmux-02.moq-lite-04", "qmux-02", "qmux-01", "qmux-00", "webtransport"];
+    expect(negotiateSubprotocol(offer)).toEqual({ ok: true, subprotocol: "qmux-02.moq-lite-05", framing: "qmux-02", moqAlpn: "moq-lite-05" });
+  });
+
+  it("ranks the moq version above the qmux version", () => {
+    expect(negotiateSubprotocol(["qmux-02.moq-lite-04", "qmux-00.moq-lite-05"])).toMatchObject({ subprotocol: "qmux-00.moq-lite-05", framing: "qmux-00" });
+  });
+
+  it("takes qmux-01 when the client offers it and not qmux-02", () => {
+    expect(negotiateSubprotocol(["qmux-01.moq-lite-05", "qmux-00.moq-lite-05"])).toMatchObject({ framing: "qmux-01", moqAlpn: "moq-lite-05" });
+  });
+
+  it("runs the in-band SETUP over a bare qmux-02", () => {
+    expect(negotiateSubprotocol(["qmux-02", "qmux-00"])).toEqual({ ok: true, subprotocol: "qmux-02", framing: "qmux-02", moqAlpn: undefined });
   });
 
   it("does not pick a moq version it was not configured with", () => {
@@ -42,7 +59,15 @@ describe("negotiateSubprotocol", () => {
   });
 
   it("advertises versioned entries before the bare fallbacks", () => {
-    expect(supportedSubprotocols(["moq-lite-04"])).toEqual(["qmux-00.moq-lite-04", "qmux-00", "webtransport"]);
+    expect(supportedSubprotocols(["moq-lite-04"])).toEqual([
+      "qmux-02.moq-lite-04",
+      "qmux-01.moq-lite-04",
+      "qmux-00.moq-lite-04",
+      "qmux-02",
+      "qmux-01",
+      "qmux-00",
+      "webtransport",
+    ]);
   });
 });
 

@@ -1,6 +1,9 @@
-import type { FramingKind } from "./events.js";
+import type { FramingKind, QmuxVersion } from "./events.js";
 
-/** moq ALPNs the relay offers under `qmux-00.`, preference order (moq-lite 05/04/03, and `moql` = in-band SETUP). */
+/** qmux wire versions the relay speaks over WebSocket, newest (preferred) first. */
+export const QMUX_VERSIONS: readonly QmuxVersion[] = ["qmux-02", "qmux-01", "qmux-00"];
+
+/** moq ALPNs the relay offers under `qmux-0X.`, preference order (moq-lite 05/04/03, and `moql` = in-band SETUP). */
 export const DEFAULT_MOQ_ALPNS: readonly string[] = ["moq-lite-05", "moq-lite-04", "moq-lite-03", "moql"];
 
 /**
@@ -22,9 +25,13 @@ export type SubprotocolChoice =
     }
   | { readonly ok: false; readonly reason: string };
 
-/** The subprotocols we accept, in our preference order (as the reference advertises them, minus qmux-01). */
+/**
+ * The subprotocols we accept, in our preference order: the newest moq version first,
+ * and within it the newest qmux (`qmux-02.<alpn>`, `qmux-01.<alpn>`, `qmux-00.<alpn>`);
+ * then the bare qmux versions (in-band SETUP) and the legacy `webtransport`.
+ */
 export function supportedSubprotocols(moqAlpns: readonly string[] = DEFAULT_MOQ_ALPNS): string[] {
-  return [...moqAlpns.map((alpn) => `qmux-00.${alpn}`), "qmux-00", "webtransport"];
+  return [...moqAlpns.flatMap((alpn) => QMUX_VERSIONS.map((qmux) => `${qmux}.${alpn}`)), ...QMUX_VERSIONS, "webtransport"];
 }
 
 /**
@@ -34,7 +41,7 @@ export function supportedSubprotocols(moqAlpns: readonly string[] = DEFAULT_MOQ_
  * reference's fallback for an empty subprotocol). Offers that are all unknown are
  * refused: answering without a subprotocol would make a browser fail anyway.
  * `webtransport.<alpn>` offers are not accepted, as in the reference; clients that
- * send them (@moq/qmux) also offer `qmux-00.<alpn>`.
+ * send them (@moq/qmux) also offer `qmux-0X.<alpn>`.
  *
  * @param offered the client's `Sec-WebSocket-Protocol` values (header strings, or parsed tokens)
  */
@@ -47,8 +54,9 @@ export function negotiateSubprotocol(
   for (const candidate of supportedSubprotocols(moqAlpns)) {
     if (!tokens.has(candidate)) continue;
     if (candidate === "webtransport") return { ok: true, subprotocol: candidate, framing: "webtransport", moqAlpn: undefined };
-    const alpn = candidate === "qmux-00" ? undefined : candidate.slice("qmux-00.".length);
-    return { ok: true, subprotocol: candidate, framing: "qmux-00", moqAlpn: alpn };
+    const qmux = QMUX_VERSIONS.find((v) => candidate === v || candidate.startsWith(`${v}.`)) ?? "qmux-00";
+    const alpn = candidate === qmux ? undefined : candidate.slice(qmux.length + 1);
+    return { ok: true, subprotocol: candidate, framing: qmux, moqAlpn: alpn };
   }
   return { ok: false, reason: `no supported subprotocol among: ${[...tokens].join(", ")}` };
 }

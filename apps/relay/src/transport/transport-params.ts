@@ -22,6 +22,10 @@ export interface TransportParams {
   readonly initialMaxStreamsUni: number;
   /** qmux-01 max_record_size; the Rust reference also sends it on qmux-00, where it has no effect. */
   readonly maxRecordSize: number;
+  /** 0x20 (RFC 9221): the largest DATAGRAM frame the sender accepts; 0 = no datagrams. Record versions only. */
+  readonly maxDatagramFrameSize: number;
+  /** 0x1d (reliable stream reset), empty value: the sender accepts RESET_STREAM_AT. qmux-02 only. */
+  readonly resetStreamAt: boolean;
   /** qmux in-band ALPN list (used on plain TCP); empty when the subprotocol/ALPN fixed it. */
   readonly applicationProtocols: readonly string[];
 }
@@ -36,8 +40,13 @@ export const REFERENCE_PARAMS: TransportParams = {
   initialMaxStreamsBidi: 100,
   initialMaxStreamsUni: 100,
   maxRecordSize: 16_382,
+  maxDatagramFrameSize: 0,
+  resetStreamAt: false,
   applicationProtocols: [],
 };
+
+/** The smallest max_record_size a record version (qmux-01+) may advertise, and its default. */
+export const MIN_RECORD_SIZE = 16_382;
 
 /** What a peer that omits every parameter grants: nothing (RFC 9000 §18.2). */
 export const EMPTY_PARAMS: TransportParams = {
@@ -49,13 +58,16 @@ export const EMPTY_PARAMS: TransportParams = {
   initialMaxStreamsBidi: 0,
   initialMaxStreamsUni: 0,
   maxRecordSize: 0,
+  maxDatagramFrameSize: 0,
+  resetStreamAt: false,
   applicationProtocols: [],
 };
 
+const RESET_STREAM_AT_ID = 0x1dn;
 const MAX_RECORD_SIZE_ID = 0x0571c59429cd0845n;
 const APPLICATION_PROTOCOLS_ID = 0x3d4f9c2a8b1e6075n;
 
-type NumericKey = Exclude<keyof TransportParams, "applicationProtocols" | "maxRecordSize">;
+type NumericKey = Exclude<keyof TransportParams, "applicationProtocols" | "maxRecordSize" | "resetStreamAt">;
 const NUMERIC_IDS: readonly (readonly [number, NumericKey])[] = [
   [0x01, "maxIdleTimeout"],
   [0x04, "initialMaxData"],
@@ -64,6 +76,7 @@ const NUMERIC_IDS: readonly (readonly [number, NumericKey])[] = [
   [0x07, "initialMaxStreamDataUni"],
   [0x08, "initialMaxStreamsBidi"],
   [0x09, "initialMaxStreamsUni"],
+  [0x20, "maxDatagramFrameSize"],
 ];
 
 /** QUIC v1 parameters qmux forbids (they only make sense over UDP/TLS). */
@@ -82,6 +95,7 @@ export function encodeTransportParams(params: TransportParams): Uint8Array {
     if (v !== 0) size += 2 + varintSize(v);
   }
   if (params.maxRecordSize !== 0) size += 8 + 1 + varintSize(params.maxRecordSize);
+  if (params.resetStreamAt) size += 2;
   if (names.length > 0) size += 8 + varintSize(protoLen) + protoLen;
   const out = new Uint8Array(size);
   let pos = 0;
@@ -91,6 +105,10 @@ export function encodeTransportParams(params: TransportParams): Uint8Array {
     pos = writeVarint(out, pos, id);
     pos = writeVarint(out, pos, varintSize(v));
     pos = writeVarint(out, pos, v);
+  }
+  if (params.resetStreamAt) {
+    pos = writeVarint(out, pos, Number(RESET_STREAM_AT_ID));
+    pos = writeVarint(out, pos, 0);
   }
   if (params.maxRecordSize !== 0) {
     pos = writeVarintBig(out, pos, MAX_RECORD_SIZE_ID);
@@ -125,10 +143,15 @@ export function decodeTransportParams(body: Uint8Array): TransportParams | Frami
     if (reader.failed() !== undefined) return fail("truncated transport parameter");
     if (isForbidden(id)) return fail(`forbidden transport parameter 0x${id.toString(16)}`);
     const numeric = NUMERIC_IDS.find(([known]) => BigInt(known) === id);
-    const known = numeric !== undefined || id === MAX_RECORD_SIZE_ID || id === APPLICATION_PROTOCOLS_ID;
+    const known = numeric !== undefined || id === MAX_RECORD_SIZE_ID || id === APPLICATION_PROTOCOLS_ID || id === RESET_STREAM_AT_ID;
     if (!known) continue;
     if (seen.has(id)) return fail(`duplicate transport parameter 0x${id.toString(16)}`);
     seen.add(id);
+    if (id === RESET_STREAM_AT_ID) {
+      if (value.length !== 0) return fail("reset_stream_at must be empty");
+      out.resetStreamAt = true;
+      continue;
+    }
     if (id === APPLICATION_PROTOCOLS_ID) {
       const protocols = decodeProtocols(value);
       if (protocols === undefined) return fail("malformed application_protocols");

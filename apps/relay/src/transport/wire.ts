@@ -1,4 +1,5 @@
 import { FramingError, TransportError } from "./errors.js";
+import type { QmuxVersion } from "./events.js";
 import { MAX_FRAME_SIZE, type Frame } from "./frame.js";
 import { decodeLegacyMessage, encodeLegacyFrame } from "./legacy-codec.js";
 import { decodeQmuxFrame, encodeQmuxFrame, frameSizeHint } from "./qmux-codec.js";
@@ -17,6 +18,8 @@ export interface Deframed {
 export interface Wire {
   /** qmux carries transport parameters and flow control; the legacy framing has neither. */
   readonly flowControl: boolean;
+  /** The qmux version (undefined on the legacy framing). */
+  readonly version: QmuxVersion | undefined;
   /** Encodes one frame as one wire unit (undefined when this framing cannot carry it). */
   encode(frame: Frame): Uint8Array | undefined;
   /** Decodes one inbound WebSocket message, or the next chunk of a byte stream. */
@@ -27,12 +30,15 @@ const tooLarge = (): FramingError =>
   new FramingError(TransportError.FRAME_ENCODING_ERROR, `frame larger than ${MAX_FRAME_SIZE} bytes`);
 
 /**
- * qmux-00 over WebSocket: a message holds one or more frames (the draft allows
- * several; both reference implementations send exactly one, and so do we).
+ * qmux over WebSocket: a message holds one or more frames (qmux-00 allows several;
+ * on qmux-01/02 a message is one record, its Size field replaced by the message
+ * boundary, and may be empty). We send one frame per message. The limit is
+ * max_frame_size on qmux-00 and our max_record_size on the record versions.
  */
-export function qmuxMessageWire(maxMessageSize = MAX_FRAME_SIZE): Wire {
+export function qmuxMessageWire(maxMessageSize = MAX_FRAME_SIZE, version: QmuxVersion = "qmux-00"): Wire {
   return {
     flowControl: true,
+    version,
     encode: encodeQmuxFrame,
     push(message) {
       if (message.length > maxMessageSize) return { frames: [], error: tooLarge() };
@@ -65,6 +71,7 @@ export function qmuxStreamWire(): Wire {
   let needed = 0;
   return {
     flowControl: true,
+    version: "qmux-00",
     encode: encodeQmuxFrame,
     push(chunk) {
       if (heldBytes > 0) {
@@ -113,6 +120,7 @@ function join(parts: readonly Uint8Array[], total: number): Uint8Array {
 export function legacyMessageWire(maxMessageSize = 65_536): Wire {
   return {
     flowControl: false,
+    version: undefined,
     encode: encodeLegacyFrame,
     push(message) {
       if (message.length > maxMessageSize) return { frames: [], error: tooLarge() };

@@ -1,0 +1,163 @@
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { within } from "./harness.js";
+
+// @moq/net's .d.ts files import without extensions, which NodeNext resolution cannot
+// follow, so the parts the tests use are typed here.
+
+/** A track's publisher properties (TRACK_INFO). */
+export interface NetTrackInfo {
+  readonly priority?: number;
+  readonly ordered?: boolean;
+  readonly latencyMax?: number;
+  readonly timescale?: number;
+}
+
+/** A group being read. */
+export interface NetGroup {
+  readonly sequence: number;
+  readFrame(): Promise<{ readonly payload: Uint8Array } | undefined>;
+}
+
+/** A live subscription. */
+export interface NetSubscriber {
+  recvGroup(): Promise<NetGroup | undefined>;
+  info(): Promise<Required<NetTrackInfo>>;
+  close(): void;
+}
+
+/** A group being written. */
+export interface NetGroupProducer {
+  writeString(text: string): void;
+  close(): void;
+}
+
+/** A track being published. */
+export interface NetTrackProducer {
+  readonly name: string;
+  appendGroup(): NetGroupProducer;
+  close(): void;
+}
+
+interface NetRequest {
+  accept(info?: NetTrackInfo): NetTrackProducer;
+}
+
+/** A broadcast being published. */
+export interface NetBroadcastProducer {
+  requested(): Promise<NetRequest | undefined>;
+  close(): void;
+}
+
+/** A subscription option set. */
+export interface NetSubscription {
+  readonly priority?: number;
+  readonly ordered?: boolean;
+  readonly latencyMax?: number;
+  readonly startGroup?: number;
+}
+
+/** An established @moq/net session. */
+export interface NetConnection {
+  readonly version: string;
+  announced(prefix?: string): { next(): Promise<{ path: string; active: boolean } | undefined> };
+  publish(path: string, broadcast: NetBroadcastProducer): void;
+  consume(path: string): { subscribe(track: string, options?: NetSubscription): NetSubscriber };
+  close(): void;
+  readonly closed: Promise<void>;
+}
+
+interface NetModule {
+  readonly Connection: { connect(url: URL, props?: { transport?: unknown }): Promise<NetConnection> };
+  readonly Broadcast: { readonly Producer: new () => NetBroadcastProducer };
+  readonly Path: { from(...parts: string[]): string };
+}
+
+/** @moq/net, typed as the tests use it. */
+export async function net(): Promise<NetModule> {
+  return await import("@moq/net");
+}
+
+/**
+ * How a test connects @moq/net 0.3: `default` is what the client offers by itself (27
+ * subprotocols, `qmux-02.moq-lite-05` first); a subprotocol name pins that one offer.
+ */
+export type NetOffer = "default" | `qmux-0${"0" | "1" | "2"}.moq-lite-0${"5" | "6-wip" | "6"}`;
+
+/** The offers the e2e tests run over: what the client offers, and each qmux version it knows. */
+export const NET_OFFERS: readonly NetOffer[] = ["default", "qmux-01.moq-lite-05", "qmux-00.moq-lite-05"];
+
+interface QmuxSession {
+  readonly ready: Promise<void>;
+}
+type QmuxCtor = new (url: string | URL, options?: { protocols?: string[]; requireProtocol?: boolean }) => QmuxSession;
+
+/** @moq/qmux, the transport @moq/net uses (its dependency, not the relay's). */
+async function qmux(): Promise<QmuxCtor> {
+  const require = createRequire(createRequire(import.meta.url).resolve("@moq/net"));
+  const mod = (await import(pathToFileURL(require.resolve("@moq/qmux")).href)) as { default: QmuxCtor };
+  return mod.default;
+}
+
+/** Connects @moq/net to the relay over `offer`, bounded in time; `cleanup` closes it. */
+export async function connectNet(cleanup: (() => unknown)[], port: number, path: string, offer: NetOffer = "default"): Promise<NetConnection> {
+  const url = new URL(`http://127.0.0.1:${String(port)}/${path}`);
+  const Moq = await net();
+  const connecting =
+    offer === "default"
+      ? Moq.Connection.connect(url)
+      : qmux().then(async (Session) => {
+          const transport = new Session(url, { protocols: [offer], requireProtocol: true });
+          await transport.ready;
+          return Moq.Connection.connect(url, { transport });
+        });
+  const conn = await within(connecting, 4000, `connect ${url.href} over ${offer}`);
+  cleanup.push(() => {
+    conn.close();
+  });
+  return conn;
+}
+
+/** Publishes `name` on `conn`, accepting every track the relay asks for with `info`; the tracks, in request order. */
+export async function netPublisher(conn: NetConnection, name: string, info: NetTrackInfo = {}): Promise<{ broadcast: NetBroadcastProducer; tracks: NetTrackProducer[] }> {
+  const Moq = await net();
+  const broadcast = new Moq.Broadcast.Producer();
+  const tracks: NetTrackProducer[] = [];
+  conn.publish(Moq.Path.from(name), broadcast);
+  void (async () => {
+    for (;;) {
+      const request = await broadcast.requested();
+      if (!request) break;
+      tracks.push(request.accept(info));
+    }
+  })();
+  return { broadcast, tracks };
+}
+
+/** Writes groups `from` to `to - 1` of `frames` string frames each, `g<group> f<frame>`. */
+export function writeGroups(track: NetTrackProducer, from: number, to: number, frames = 3): void {
+  for (let g = from; g < to; g++) {
+    const group = track.appendGroup();
+    for (let f = 0; f < frames; f++) group.writeString(frameText(g, f));
+    group.close();
+  }
+}
+
+/** The text of frame `f` of group `g` as {@link writeGroups} writes it. */
+export function frameText(g: number, f: number): string {
+  return `g${String(g)} f${String(f)}`;
+}
+
+/** Reads the next group (arrival order) and all its frames as strings, bounded in time. */
+export async function readNetGroup(sub: NetSubscriber): Promise<{ sequence: number; frames: string[] } | undefined> {
+  const group = await within(sub.recvGroup(), 3000, "next group");
+  if (!group) return undefined;
+  const frames: string[] = [];
+  const text = new TextDecoder();
+  for (;;) {
+    const frame = await within(group.readFrame(), 3000, "next frame");
+    if (!frame) break;
+    frames.push(text.decode(frame.payload));
+  }
+  return { sequence: group.sequence, frames };
+}
