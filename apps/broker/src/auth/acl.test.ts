@@ -112,12 +112,13 @@ describe("aclAllowsSubscribe", () => {
     expect(aclAllowsSubscribe(rules, bob, "sensors/kitchen/temperature")).toBe(true);
   });
 
-  it("refuses a wider filter than the rule allows", () => {
-    expect([aclAllowsSubscribe(rules, bob, "sensors/+/#"), aclAllowsSubscribe(rules, bob, "sensors/#")]).toEqual([false, false]);
+  it("grants a wider filter than the rule allows: what it may not read is held back at delivery", () => {
+    expect([aclAllowsSubscribe(rules, bob, "sensors/+/#"), aclAllowsSubscribe(rules, bob, "sensors/#")]).toEqual([true, true]);
   });
 
-  it("refuses # to a client allowed only a/#", () => {
-    expect(aclAllowsSubscribe(parseAcl("topic read a/#\n", "acl"), anonymous, "#")).toBe(false);
+  it("grants # to a client allowed only a/#, and refuses a filter no allow rule meets", () => {
+    const acl = parseAcl("topic read a/#\n", "acl");
+    expect([aclAllowsSubscribe(acl, anonymous, "#"), aclAllowsSubscribe(acl, anonymous, "b/#")]).toEqual([true, false]);
   });
 
   it("allows a/+ and a to a client allowed a/#", () => {
@@ -125,18 +126,23 @@ describe("aclAllowsSubscribe", () => {
     expect([aclAllowsSubscribe(acl, anonymous, "a/+"), aclAllowsSubscribe(acl, anonymous, "a")]).toEqual([true, true]);
   });
 
-  it("refuses a filter that overlaps a deny rule even when an allow rule covers it", () => {
-    const acl = parseAcl("topic read #\ndeny topic read private/#\n", "acl");
-    expect([aclAllowsSubscribe(acl, anonymous, "#"), aclAllowsSubscribe(acl, anonymous, "+/x"), aclAllowsSubscribe(acl, anonymous, "public/#")]).toEqual([
-      false,
-      false,
-      true,
-    ]);
+  it("grants a filter that merely overlaps a deny rule, and refuses one wholly inside it", () => {
+    const acl = parseAcl("topic readwrite #\ndeny topic read test/nosubscribe\ndeny topic read private/#\n", "acl");
+    const filters = ["#", "+/+", "+/x", "test/#", "test/nosubscribe", "private/#", "private/a/+", "$share/g/test/nosubscribe"];
+    expect(filters.map((f) => aclAllowsSubscribe(acl, anonymous, f))).toEqual([true, true, true, true, false, false, false, false]);
+  });
+
+  it("refuses a filter when every part an allow rule grants lies inside a deny (nested rules)", () => {
+    const acl = parseAcl("topic read a/#\ntopic read b/x\ndeny topic read a/#\nuser u\ntopic read a/b/#\ndeny topic read a/b/c/#\n", "acl");
+    expect([aclAllowsSubscribe(acl, anonymous, "+/x"), aclAllowsSubscribe(acl, anonymous, "a/+")]).toEqual([true, false]);
+    const u = { clientId: "u1", username: "u" };
+    expect([aclAllowsSubscribe(acl, u, "a/b/c/d"), aclAllowsSubscribe(acl, u, "a/b/+/d"), aclAllowsSubscribe(acl, u, "a/#")]).toEqual([false, true, true]);
   });
 
   it("does not let read # reach $SYS", () => {
     const acl = parseAcl("topic read #\n", "acl");
     expect([aclAllowsSubscribe(acl, anonymous, "$SYS/#"), aclAllowsSubscribe(acl, anonymous, "$SYS/broker/uptime")]).toEqual([false, false]);
+    expect(aclAllowsReceive(acl, anonymous, "$SYS/broker/uptime")).toBe(false);
   });
 
   it("allows $SYS to a client with an explicit $SYS rule", () => {
@@ -149,7 +155,13 @@ describe("aclAllowsSubscribe", () => {
   });
 
   it("checks a shared subscription on the filter inside it", () => {
-    expect([aclAllowsSubscribe(rules, bob, "$share/g/sensors/a/temperature"), aclAllowsSubscribe(rules, bob, "$share/g/sensors/#")]).toEqual([true, false]);
+    expect([aclAllowsSubscribe(rules, bob, "$share/g/sensors/a/temperature"), aclAllowsSubscribe(rules, bob, "$share/g/cmd/#")]).toEqual([true, false]);
+  });
+
+  it("grants a client-id pattern's overlap and keeps other clients' topics for delivery checks", () => {
+    const acl = parseAcl("pattern read devices/%c/#\n", "acl");
+    expect([aclAllowsSubscribe(acl, alice, "devices/+/state"), aclAllowsSubscribe(acl, alice, "devices/dev2/state")]).toEqual([true, false]);
+    expect([aclAllowsReceive(acl, alice, "devices/dev1/state"), aclAllowsReceive(acl, alice, "devices/dev2/state")]).toEqual([true, false]);
   });
 
   it("substitutes the user name in patterns", () => {
@@ -180,14 +192,13 @@ describe("subscribe decisions against per-topic decisions", () => {
   const rule = fc.record({ deny: fc.boolean(), filter });
   const topics = ["a", "b", "$SYS", "z"].flatMap((x) => [x, ...["a", "b", "$SYS", "z"].flatMap((y) => [`${x}/${y}`, `${x}/${y}/a`, `${x}/${y}/z/z`])]);
 
-  it("never allows a subscription that would deliver a topic the client may not read", () => {
+  it("never refuses a subscription that matches a topic the client may read", () => {
     fc.assert(
       fc.property(fc.array(rule, { maxLength: 4 }), filter, (rules, subscription) => {
         const acl = parseAcl(rules.map((r) => `${r.deny ? "deny " : ""}topic read ${r.filter}`).join("\n"), "acl");
-        if (!aclAllowsSubscribe(acl, anonymous, subscription)) return;
-        for (const topic of topics) {
-          if (matches(subscription, topic)) expect(aclAllowsReceive(acl, anonymous, topic)).toBe(true);
-        }
+        if (aclAllowsSubscribe(acl, anonymous, subscription)) return;
+        const readable = topics.filter((topic) => matches(subscription, topic) && aclAllowsReceive(acl, anonymous, topic));
+        expect(readable).toEqual([]);
       }),
       { numRuns: 500 },
     );

@@ -19,12 +19,14 @@
  * The filter is the rest of the line, so it may contain spaces. `user <name>` starts the section
  * of one user; `anonymous` starts the anonymous section again.
  *
- * Evaluation: publishing needs `write` on the topic, subscribing needs `read` on every topic the
- * filter can match. Deny beats allow; with no matching allow the answer is no.
+ * Evaluation: publishing needs `write` on the topic; receiving a message needs `read` on its topic,
+ * checked at delivery. Deny beats allow; with no matching allow the answer is no. A subscription
+ * is refused only when nothing it can match is readable, as in mosquitto: `#` is granted beside a
+ * `deny ... test/nosubscribe` and simply never receives that topic.
  * @module
  */
 import { AuthFileError } from "./errors.js";
-import { covers, intersects, isValidFilter, matches, unshare } from "./topic-filter.js";
+import { covers, intersection, isValidFilter, matches, unshare } from "./topic-filter.js";
 
 /** What a rule grants or refuses. */
 export type Access = "read" | "write" | "readwrite";
@@ -186,13 +188,19 @@ export function aclAllowsReceive(rules: AclRules, subject: AclSubject, topic: st
 }
 
 /**
- * Whether `subject` may subscribe to `filter`: one allow rule must cover every topic the filter can
- * match, and no deny rule may match any of them (deny beats allow, and the router does not re-check
- * each delivery). `$share/<group>/` is stripped first: the group does not change what is received.
+ * Whether `subject` may subscribe to `filter`: refused only when nothing it can match is readable,
+ * i.e. no allow rule meets it, or every part an allow rule grants lies wholly inside one deny rule.
+ * Granted filters are checked per message at delivery ({@link aclAllowsReceive}), so what is denied
+ * inside them never arrives. `$share/<group>/` is stripped first: the group does not change what
+ * is received.
  */
 export function aclAllowsSubscribe(rules: AclRules, subject: AclSubject, filter: string): boolean {
   const routed = unshare(filter);
   const relevant = applicable(rules, subject, "read");
-  if (relevant.some((rule) => rule.effect === "deny" && intersects(rule.filter, routed))) return false;
-  return relevant.some((rule) => rule.effect === "allow" && covers(rule.filter, routed));
+  const denies = relevant.filter((rule) => rule.effect === "deny");
+  return relevant.some((rule) => {
+    if (rule.effect !== "allow") return false;
+    const granted = intersection(rule.filter, routed);
+    return granted !== undefined && !denies.some((deny) => covers(deny.filter, granted));
+  });
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { covers, intersects, isValidFilter, matches, unshare } from "./topic-filter.js";
+import { covers, intersection, intersects, isValidFilter, matches, unshare } from "./topic-filter.js";
 
 describe("matches", () => {
   it("matches a literal topic exactly", () => {
@@ -113,6 +113,17 @@ describe("filter algebra against brute force", () => {
       fc.property(filterArb, filterArb, (outer, inner) => {
         const oracle = topics.every((topic) => !matches(inner, topic) || matches(outer, topic));
         expect(covers(outer, inner)).toBe(oracle);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("intersection(a, b) matches exactly the topics both match", () => {
+    fc.assert(
+      fc.property(filterArb, filterArb, (a, b) => {
+        const both = topics.filter((topic) => matches(a, topic) && matches(b, topic));
+        const meet = intersection(a, b);
+        expect(meet === undefined ? [] : topics.filter((topic) => matches(meet, topic))).toEqual(both);
       }),
       { numRuns: 500 },
     );

@@ -77,6 +77,26 @@ export function intersects(a: string, b: string): boolean {
   return true;
 }
 
+/**
+ * The filter matching exactly the topics both `a` and `b` match, or undefined when they share
+ * none: `a/+` and `+/b` meet in `a/b`; `a/#` and `a` in `a`.
+ */
+export function intersection(a: string, b: string): string | undefined {
+  if (!intersects(a, b)) return undefined;
+  const x = a.split("/");
+  const y = b.split("/");
+  const levels: string[] = [];
+  for (let i = 0; ; i += 1) {
+    const p = x[i];
+    const q = y[i];
+    // `#` matches the parent level too, so the other side's remainder (even none) is the rest.
+    if (p === "#") return [...levels, ...y.slice(i)].join("/");
+    if (q === "#") return [...levels, ...x.slice(i)].join("/");
+    if (p === undefined || q === undefined) return levels.join("/");
+    levels.push(p === "+" ? q : p);
+  }
+}
+
 /** For a `$share/<group>/<filter>` subscription, the filter it routes on; any other filter as is. */
 export function unshare(filter: string): string {
   if (!filter.startsWith("$share/")) return filter;

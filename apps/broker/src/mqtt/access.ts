@@ -39,7 +39,10 @@ export interface AccessControl {
   startEnhanced?(clientId: string, method: string, data: Uint8Array | undefined): Promise<{ readonly exchange: EnhancedExchange; readonly step: EnhancedStep } | undefined>;
   authenticate(request: { readonly clientId: string; readonly username?: string; readonly password?: Uint8Array }): Promise<AuthVerdict> | AuthVerdict;
   canPublish(client: ClientIdentity, topic: string): boolean;
+  /** Refuses a filter only when nothing it can match is readable; the rest is {@link canReceive}'s. */
   canSubscribe(client: ClientIdentity, filter: string): boolean;
+  /** Whether `client` may receive a message on `topic`, checked per message at delivery; absent: yes. */
+  canReceive?(client: ClientIdentity, topic: string): boolean;
 }
 
 /** Everyone may connect, publish and subscribe. */
@@ -73,6 +76,7 @@ export interface AuthenticatorLike {
   >;
   canPublish(subject: { readonly clientId: string; readonly username: string | undefined }, topic: string): boolean;
   canSubscribe(subject: { readonly clientId: string; readonly username: string | undefined }, filter: string): boolean;
+  canReceive(subject: { readonly clientId: string; readonly username: string | undefined }, topic: string): boolean;
 }
 
 // A password CONNECT that the authenticator answers with a method (it should not) is refused
@@ -109,5 +113,6 @@ export function accessFrom(auth: AuthenticatorLike): AccessControl {
     },
     canPublish: (id, topic) => auth.canPublish(subject(id), topic),
     canSubscribe: (id, filter) => auth.canSubscribe(subject(id), filter),
+    canReceive: (id, topic) => auth.canReceive(subject(id), topic),
   };
 }

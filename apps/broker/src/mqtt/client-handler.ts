@@ -337,8 +337,15 @@ export class ClientHandler implements DeliverySink {
 
   // An authenticated CONNECT: claim the session, commit, CONNACK, then let the session drain.
   async #admit(request: ConnectRequestEffect, identity: ClientIdentity, authenticationData: Uint8Array | undefined): Promise<void> {
-    const { router, log, owners } = this.#ctx;
+    const { router, log, owners, access, counters } = this.#ctx;
     const will = request.will;
+    // A will is a publish: its topic passes the publish ACL at CONNECT (0x87, 3.1.1 0x05).
+    if (will !== undefined && !access.canPublish(identity, will.topic)) {
+      counters.connectsRefused += 1;
+      log.info({ clientId: request.clientId, username: identity.username, topic: will.topic }, "connect refused: will topic not authorized");
+      this.#conn.reject(ReasonCode.NotAuthorized, "will topic not authorized");
+      return;
+    }
     const outcome = router.connect({
       clientId: request.clientId,
       cleanStart: request.cleanStart,
@@ -346,6 +353,7 @@ export class ClientHandler implements DeliverySink {
       receiveMaximum: Math.min(request.receiveMaximum, this.#ctx.outboundInflight),
       protocolVersion: request.protocolVersion,
       sink: this,
+      ...(access.canReceive === undefined ? {} : { readable: (topic: string) => access.canReceive?.(identity, topic) ?? true }),
       ...(will === undefined
         ? {}
         : {

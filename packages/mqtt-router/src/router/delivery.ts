@@ -11,7 +11,7 @@ import type { QueueEntry } from "@handoff/seqlog";
 import { deliverySize, isExpired, remainingExpiry, type Delivery } from "./message.js";
 import type { Session } from "./session.js";
 import type { DeliverySink, OutboundPublish } from "./sink.js";
-import type { RouterStats } from "./stats.js";
+import type { DropReason, RouterStats } from "./stats.js";
 import type { RouterStore } from "./store.js";
 
 /** What to do when a QoS 1/2 delivery meets a full queue (after evicting queued QoS 0 copies). */
@@ -126,10 +126,12 @@ export function pump(session: Session, ctx: DeliveryContext): void {
     // An expired copy is dropped unless it was already sent once: a resend completes the flow
     // the client already saw [MQTT-4.3.3-7].
     if (assigned === undefined && isExpired(head.value.message, ctx.now)) {
-      queue.take();
-      queue.ack(head.seq);
-      release(session, head, ctx);
-      ctx.stats.drop("expired");
+      discardHead(session, head, "expired", ctx);
+      continue;
+    }
+    // Queued before this owner's read check applied (offline, restored): checked as it goes out.
+    if (assigned === undefined && head.seq < session.readableFrom && session.readable?.(head.value.message.topic) === false) {
+      discardHead(session, head, "not-readable", ctx);
       continue;
     }
     if (head.value.qos === 0) {
@@ -172,6 +174,13 @@ function resendPubrels(session: Session, sink: DeliverySink, ctx: DeliveryContex
     ctx.stats.sent += 1;
     sink.pubrel(assigned.packetId);
   }
+}
+
+function discardHead(session: Session, head: QueueEntry<Delivery>, reason: DropReason, ctx: DeliveryContext): void {
+  session.queue.take();
+  session.queue.ack(head.seq);
+  release(session, head, ctx);
+  ctx.stats.drop(reason);
 }
 
 function dropRefused(session: Session, seq: number, ctx: DeliveryContext): void {

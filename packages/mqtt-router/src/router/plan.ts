@@ -47,8 +47,18 @@ const maxQos = (a: QoS, b: QoS): QoS => (a > b ? a : b);
  */
 export function planDelivery(message: Message, indexes: PlanIndexes): DeliveryPlan {
   const merged = new Map<Session, { granted: QoS; retain: boolean; ids: number[] }>();
+  // Each session's read check runs once per message, however many of its filters match.
+  let verdicts: Map<Session, boolean> | undefined;
+  const mayRead = (session: Session): boolean => {
+    if (session.readable === undefined) return true;
+    verdicts ??= new Map();
+    let verdict = verdicts.get(session);
+    if (verdict === undefined) verdicts.set(session, (verdict = session.readable(message.topic)));
+    return verdict;
+  };
   indexes.subscriptions.match(message.topic, ({ session, subscription }) => {
     if (subscription.noLocal && message.origin === session.clientId) return; // [MQTT-3.8.3-3]
+    if (!mayRead(session)) return; // the ACL at delivery: an overlapping filter gets no denied topic
     const entry = merged.get(session);
     const retain = subscription.retainAsPublished && message.retain;
     if (entry === undefined) {
@@ -76,6 +86,7 @@ export function planDelivery(message: Message, indexes: PlanIndexes): DeliveryPl
     const member = group.pick(message.qos > 0);
     if (member === undefined) return;
     const { session, subscription } = member;
+    if (!mayRead(session)) return;
     targets.push({
       session,
       epoch: session.queue.epoch,

@@ -52,6 +52,11 @@ export interface ConnectRequest {
   readonly protocolVersion: ProtocolVersion;
   readonly sink: DeliverySink;
   /**
+   * Whether this client may read `topic` (the ACL at delivery): a copy for a topic it may not read
+   * is never queued nor sent, whatever filter matched it. Absent: everything is readable.
+   */
+  readonly readable?: (topic: string) => boolean;
+  /**
    * The will, with its delay in seconds and its Message Expiry Interval in seconds, which starts
    * counting when the will is published; `message.expiresAt` is ignored.
    */
@@ -267,6 +272,9 @@ export class Router {
     }
     session.expiryInterval = expiry;
     session.disconnectedAt = undefined;
+    // What was queued under an earlier identity (or restored) is checked again as it goes out.
+    session.readable = request.readable;
+    session.readableFrom = session.queue.nextSeq;
     session.owner = {
       generation,
       sink: request.sink,
@@ -400,6 +408,7 @@ export class Router {
           this.#store.retainedChanged(topic, undefined);
         });
         for (const message of matches) {
+          if (session.readable?.(message.topic) === false) continue;
           enqueue(
             session,
             session.queue.epoch,

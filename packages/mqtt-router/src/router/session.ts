@@ -70,6 +70,14 @@ export class Session {
   /** Set once the session is discarded: nothing may land in it any more. */
   ended = false;
   /**
+   * Whether the owner may read a topic (the app's ACL at delivery), from the last CONNECT; checked
+   * when a copy is planned or a retained message queued, so a denied topic never reaches a
+   * subscription whose filter merely overlaps it. Undefined: everything is readable.
+   */
+  readable: ((topic: string) => boolean) | undefined;
+  /** Copies queued below this seq were not checked by {@link Session.readable}: the pump checks them. */
+  readableFrom = 0;
+  /**
    * Set when in-flight deliveries went back to the queue (a reconnect, a restore): some may be
    * PUBRELs, which the next pump resends ahead of the Receive Maximum [MQTT-3.3.4-10].
    */

@@ -21,7 +21,9 @@ export type DropReason =
   /** The connection refused it (larger than the client's Maximum Packet Size). */
   | "refused-by-connection"
   /** Discarded with the session (clean start or expiry). */
-  | "session-discarded";
+  | "session-discarded"
+  /** Queued before the owner's read check applied (offline, restored) and denied by it at sending. */
+  | "not-readable";
 
 /** The router's counters. */
 export class RouterStats {
@@ -43,6 +45,7 @@ export class RouterStats {
     "offline-qos0": 0,
     "refused-by-connection": 0,
     "session-discarded": 0,
+    "not-readable": 0,
   };
   /** Wills published. */
   willsPublished = 0;
