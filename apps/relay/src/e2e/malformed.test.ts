@@ -1,49 +1,15 @@
 import * as Moq from "@moq/lite";
-import { LITE_02, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
-import WebSocket from "ws";
-import { createFraming, type FramingEvent, type FramingSession } from "../transport/index.js";
 import { connect, e2eSetup, livePublisher, payload, testRelay, until, within } from "./harness.js";
+import { rawClient, rawSetup } from "./raw-client.js";
 
 const cleanup = e2eSetup();
-
-/** A raw client speaking the legacy "webtransport" framing through the transport module. */
-async function rawClient(port: number): Promise<{ ws: WebSocket; framing: FramingSession; events: FramingEvent[]; flush: () => void }> {
-  const ws = new WebSocket(`ws://127.0.0.1:${String(port)}/anon`, ["webtransport"]);
-  const opened = new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
-  const framing = createFraming("webtransport", { role: "client" });
-  const events: FramingEvent[] = [];
-  const flush = (): void => {
-    for (const e of framing.poll()) {
-      if (e.kind === "send") ws.send(e.bytes);
-      else events.push(e);
-    }
-  };
-  ws.on("message", (data: Buffer) => {
-    framing.receive(new Uint8Array(data));
-    flush();
-  });
-  cleanup.push(() => {
-    ws.terminate();
-  });
-  await within(opened, 3000, "raw open");
-  flush();
-  return { ws, framing, events, flush };
-}
-
-async function setup(c: Awaited<ReturnType<typeof rawClient>>): Promise<void> {
-  const open = c.framing.openStream(true);
-  if (!open.ok) throw new Error("no stream");
-  c.framing.write(open.streamId, new LiteStreamWriter(LITE_02).encode({ type: "client_setup", versions: [LITE_02], parameters: [] }));
-  c.flush();
-  await until(() => c.events.some((e) => e.kind === "stream-data" && e.streamId === open.streamId), 2000, "server setup");
-}
 
 describe("malformed input", () => {
   it("resets a stream with an unknown type with the codec's code and keeps the session", async () => {
     const r = await testRelay(cleanup);
-    const c = await rawClient(r.ports.http);
-    await setup(c);
+    const c = await rawClient(cleanup, r.ports.http);
+    await rawSetup(c);
     const open = c.framing.openStream(true);
     if (!open.ok) throw new Error("no stream");
     c.framing.write(open.streamId, Uint8Array.of(0x3f, 1, 2, 3));
@@ -56,7 +22,7 @@ describe("malformed input", () => {
 
   it("closes a session whose SETUP is garbage", async () => {
     const r = await testRelay(cleanup);
-    const c = await rawClient(r.ports.http);
+    const c = await rawClient(cleanup, r.ports.http);
     const open = c.framing.openStream(true);
     if (!open.ok) throw new Error("no stream");
     c.framing.write(open.streamId, Uint8Array.of(0x20, 0x00, 0x02, 0x05, 0x01));
@@ -69,7 +35,7 @@ describe("malformed input", () => {
     const r = await testRelay(cleanup);
     const broadcast = await livePublisher(cleanup, r);
 
-    const c = await rawClient(r.ports.http);
+    const c = await rawClient(cleanup, r.ports.http);
     const closed = new Promise((resolve) => c.ws.once("close", resolve));
     c.ws.send(Uint8Array.of(0x77, 0x01));
     await within(closed, 2000, "bad client closed");

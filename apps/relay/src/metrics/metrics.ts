@@ -18,6 +18,8 @@ export class RelayMetrics implements SessionStats {
   readonly #handovers: Counter<"outcome">;
   readonly #peers: Gauge;
   readonly #dials: Counter<"result">;
+  readonly #handlerErrors: Counter<"where">;
+  readonly #refused: Counter<"reason">;
 
   constructor() {
     const registers = [this.registry];
@@ -86,6 +88,13 @@ export class RelayMetrics implements SessionStats {
     });
     this.#peers = new Gauge({ name: "relay_cluster_peers", help: "Cluster peers with a live session", registers });
     this.#dials = new Counter({ name: "relay_cluster_dials_total", help: "Dials to cluster peers", labelNames: ["result"], registers });
+    this.#refused = new Counter({ name: "relay_announces_refused_total", help: "Peers' announces not taken", labelNames: ["reason"], registers });
+    this.#handlerErrors = new Counter({
+      name: "relay_handler_errors_total",
+      help: "Errors that escaped a connection's handler (that connection was closed)",
+      labelNames: ["where"],
+      registers,
+    });
   }
 
   /** @inheritdoc */
@@ -116,6 +125,16 @@ export class RelayMetrics implements SessionStats {
   /** A dial to a cluster peer ended. */
   dial(result: "ok" | "failed"): void {
     this.#dials.inc({ result });
+  }
+
+  /** @inheritdoc */
+  refused(reason: "path-parts"): void {
+    this.#refused.inc({ reason });
+  }
+
+  /** An error escaped a connection's handler at `where` (the connection was closed). */
+  handlerError(where: string): void {
+    this.#handlerErrors.inc({ where });
   }
 
   /** A session started on `transport` (ws or tcp). */

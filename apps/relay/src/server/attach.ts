@@ -4,6 +4,7 @@ import type { RelayMetrics } from "../metrics/metrics.js";
 import type { Origin } from "../origin/origin.js";
 import { RelayCode, type SessionLimits } from "../session/limits.js";
 import { atExpiry } from "./expiry.js";
+import { contain, guarded } from "./guard.js";
 import { LiteSession } from "../session/session.js";
 import type { VersionMode } from "../session/version.js";
 import { liteVersionName } from "@handoff/moq-resume/lite";
@@ -12,7 +13,20 @@ import type { FramingSession } from "../transport/index.js";
 /** The socket side of a session: how to write and how to hang up. */
 export interface Carrier {
   send(bytes: Uint8Array): void;
+  /** Closes gracefully (flush, then FIN or a close frame). */
   end(): void;
+  /** Closes at once, whatever is unsent. */
+  destroy(): void;
+}
+
+/** Runs one connection's event handlers so that an error escaping them closes only that connection. */
+export type ConnectionGuard = <A extends unknown[]>(where: string, fn: (...args: A) => void) => (...args: A) => void;
+
+const guards = new WeakMap<LiteSession, ConnectionGuard>();
+
+/** The guard of a session made by {@link attachSession}: socket bindings wrap their handlers in it. */
+export function guardOf(session: LiteSession): ConnectionGuard {
+  return guards.get(session) ?? ((_where, fn) => fn);
 }
 
 /** Shared state every connection needs. */
@@ -24,7 +38,12 @@ export interface AttachContext {
   /** Every live session, so shutdown can close them. */
   readonly sessions: Set<LiteSession>;
   nextId: number;
+  /** After a session ends, how long its socket may take to close before it is destroyed (ms). */
+  readonly closeGraceMs?: number;
 }
+
+/** Default {@link AttachContext.closeGraceMs}: a peer that never answers our close loses its socket then. */
+export const DEFAULT_CLOSE_GRACE_MS = 2000;
 
 /** What to attach: one connection's framing, version mode, scope and grant. */
 export interface AttachOptions {
@@ -56,6 +75,35 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
   const timers: NodeJS.Timeout[] = [];
   const cancels: (() => void)[] = [];
   let ended = false;
+  // The bookkeeping of an ended session, also run when its teardown itself failed.
+  const finish = (code: number, reason: string): void => {
+    if (ended) return;
+    ended = true;
+    for (const t of timers) clearInterval(t);
+    for (const cancel of cancels) cancel();
+    ctx.sessions.delete(session);
+    ctx.metrics.sessionClosed();
+    log.info({ code, reason }, "session closed");
+    carrier.end();
+    // A peer that never answers the close (half-open) does not keep its socket.
+    const grace = setTimeout(() => {
+      carrier.destroy();
+    }, ctx.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
+    grace.unref();
+    options.onClosed?.(session, code, reason);
+  };
+  const abort = (): void => {
+    carrier.destroy();
+    try {
+      session.close(RelayCode.Internal, "internal error");
+    } finally {
+      if (!ended) {
+        ctx.origin.removeSource(session);
+        finish(RelayCode.Internal, "internal error");
+      }
+    }
+  };
+  const guard: ConnectionGuard = (where, fn) => guarded(ctx, where, abort, fn);
   const session = new LiteSession({
     id,
     framing: options.framing,
@@ -71,15 +119,7 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
         if (!ended) carrier.send(bytes);
       },
       closed: (code, reason) => {
-        if (ended) return;
-        ended = true;
-        for (const t of timers) clearInterval(t);
-        for (const cancel of cancels) cancel();
-        ctx.sessions.delete(session);
-        ctx.metrics.sessionClosed();
-        log.info({ code, reason }, "session closed");
-        carrier.end();
-        options.onClosed?.(session, code, reason);
+        finish(code, reason);
       },
       version: (version) => {
         log.info({ version: liteVersionName(version) }, "moq-lite version agreed");
@@ -92,22 +132,33 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
       },
     },
   });
+  guards.set(session, guard);
   ctx.sessions.add(session);
   ctx.metrics.sessionOpened(options.transport);
   log.info({ root: options.root }, "session opened");
-  const tick = setInterval(() => {
-    session.tick(performance.now());
-  }, 1000);
+  const tick = setInterval(
+    guard("tick", () => {
+      session.tick(performance.now());
+    }),
+    1000,
+  );
   tick.unref();
   timers.push(tick);
   if (options.expiresAt !== undefined) {
     cancels.push(
-      atExpiry(options.expiresAt, () => {
-        log.info("token expired");
-        session.close(RelayCode.Expired, "token expired");
-      }),
+      atExpiry(
+        options.expiresAt,
+        guard("expiry", () => {
+          log.info("token expired");
+          session.close(RelayCode.Expired, "token expired");
+        }),
+      ),
     );
   }
-  session.start();
+  try {
+    session.start();
+  } catch (err) {
+    contain(ctx, "start", err, abort);
+  }
   return session;
 }

@@ -2,7 +2,7 @@ import type { Socket } from "node:net";
 import type { RawData, WebSocket } from "ws";
 import { RelayCode } from "../session/limits.js";
 import type { LiteSession } from "../session/session.js";
-import type { Carrier } from "./attach.js";
+import { guardOf, type Carrier } from "./attach.js";
 import { corkPerTick } from "./cork.js";
 
 /** Bytes a socket may hold unsent before its peer is dropped as not reading (16 MiB). */
@@ -27,18 +27,28 @@ export function streamCarrier(socket: Socket): Carrier {
     end: () => {
       socket.end();
     },
+    destroy: () => {
+      socket.destroy();
+    },
   };
 }
 
 /** Feeds a byte-stream socket to `session`; the session closes with the socket (then `onClose`). */
 export function bindStream(socket: Socket, session: LiteSession, onClose?: () => void): void {
-  socket.on("data", (chunk: Buffer) => {
-    session.receive(chunk);
-  });
-  socket.on("close", () => {
-    onClose?.();
-    session.close(RelayCode.Cancel, "socket closed");
-  });
+  const guard = guardOf(session);
+  socket.on(
+    "data",
+    guard("receive", (chunk: Buffer) => {
+      session.receive(chunk);
+    }),
+  );
+  socket.on(
+    "close",
+    guard("close", () => {
+      onClose?.();
+      session.close(RelayCode.Cancel, "socket closed");
+    }),
+  );
   socket.on("error", () => {
     socket.destroy();
   });
@@ -63,25 +73,38 @@ export function webSocketCarrier(ws: WebSocket, cork?: () => void): Carrier {
     end: () => {
       ws.close();
     },
+    destroy: () => {
+      ws.terminate();
+    },
   };
 }
 
 /** Feeds a WebSocket to `session`, pings it every 5 s, and closes the session with the socket. */
 export function bindWebSocket(ws: WebSocket, session: LiteSession): void {
-  ws.on("message", (data: RawData) => {
-    session.receive(toBytes(data));
-  });
-  ws.on("pong", () => {
-    session.touch();
-  });
+  const guard = guardOf(session);
+  ws.on(
+    "message",
+    guard("receive", (data: RawData) => {
+      session.receive(toBytes(data));
+    }),
+  );
+  ws.on(
+    "pong",
+    guard("pong", () => {
+      session.touch();
+    }),
+  );
   const ping = setInterval(() => {
     if (ws.readyState === ws.OPEN) ws.ping();
   }, PING_MS);
   ping.unref();
-  ws.on("close", () => {
-    clearInterval(ping);
-    session.close(RelayCode.Cancel, "socket closed");
-  });
+  ws.on(
+    "close",
+    guard("close", () => {
+      clearInterval(ping);
+      session.close(RelayCode.Cancel, "socket closed");
+    }),
+  );
   ws.on("error", () => {
     ws.terminate();
   });

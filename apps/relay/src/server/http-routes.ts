@@ -1,7 +1,9 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { normalizePath } from "@handoff/moq-resume/lite";
-import { varintBytes } from "./varint.js";
 import type { Origin } from "../origin/origin.js";
+import { json } from "./refuse.js";
+import type { RequestTarget } from "./request-target.js";
+import { varintBytes } from "./varint.js";
 
 /**
  * The relay's plain HTTP endpoints, on the WebSocket port:
@@ -13,9 +15,8 @@ import type { Origin } from "../origin/origin.js";
  *   still open.
  * Returns false for any other path (a WebSocket-only path gets 404 from the caller).
  */
-export function handleHttp(origin: Origin, req: IncomingMessage, res: ServerResponse): boolean {
-  const url = new URL(req.url ?? "/", "http://relay");
-  const path = decodeURIComponent(url.pathname);
+export function handleHttp(origin: Origin, target: RequestTarget, res: ServerResponse): boolean {
+  const path = target.path;
   if (path === "/health") {
     json(res, 200, { status: "ok" });
     return true;
@@ -26,7 +27,7 @@ export function handleHttp(origin: Origin, req: IncomingMessage, res: ServerResp
     return true;
   }
   if (path.startsWith("/fetch/")) {
-    fetchGroup(origin, path.slice("/fetch/".length), url.searchParams.get("group"), res);
+    fetchGroup(origin, path.slice("/fetch/".length), target.query.get("group"), res);
     return true;
   }
   return false;
@@ -62,8 +63,4 @@ function fetchGroup(origin: Origin, rest: string, groupParam: string | null, res
   }
   res.writeHead(200, { "content-type": "application/octet-stream", "x-moq-frames": String(parts.length / 2) });
   res.end(Buffer.concat(parts));
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 }

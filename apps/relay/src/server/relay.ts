@@ -4,8 +4,8 @@ import { createServer as createTcpServer, type AddressInfo, type Server as TcpSe
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
-import { WebSocketServer, type WebSocket } from "ws";
-import { authenticate, type AuthConfig } from "../auth/jwt.js";
+import { WebSocketServer } from "ws";
+import type { AuthConfig } from "../auth/jwt.js";
 import { Cluster, type ClusterOptions } from "../cluster/cluster.js";
 import { ALLOW_ALL } from "../auth/permissions.js";
 import { RelayMetrics } from "../metrics/metrics.js";
@@ -14,11 +14,15 @@ import { RelayCode, type SessionLimits } from "../session/limits.js";
 import type { LiteSession } from "../session/session.js";
 import { versionMode } from "../session/version.js";
 import { createFraming, negotiateSubprotocol, TCP_MOQ_ALPNS } from "../transport/index.js";
+import { adminHandler } from "./admin.js";
 import { attachSession, type AttachContext } from "./attach.js";
-import { bindStream, bindWebSocket, streamCarrier, webSocketCarrier } from "./carriers.js";
-import { corkPerTick } from "./cork.js";
+import { bindStream, streamCarrier } from "./carriers.js";
 import { drainSessions, type DrainResult } from "./drain.js";
+import { contain, guarded } from "./guard.js";
 import { handleHttp } from "./http-routes.js";
+import { json } from "./refuse.js";
+import { parseRequestTarget } from "./request-target.js";
+import { upgradeHandler } from "./ws-accept.js";
 
 /** What the relay listens on and how it behaves. */
 export interface RelayOptions {
@@ -101,11 +105,6 @@ function listen(server: Server | TcpServer, port: number, host: string): Promise
   });
 }
 
-function refuse(socket: Duplex, status: number, reason: string): void {
-  const text = status === 401 ? "Unauthorized" : status === 403 ? "Forbidden" : "Bad Request";
-  socket.end(`HTTP/1.1 ${String(status)} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\n${reason}\n`);
-}
-
 
 /** Starts the relay: WebSocket + HTTP, optional raw-TCP qmux and metrics listeners. */
 export async function startRelay(options: RelayOptions, log: Logger): Promise<Relay> {
@@ -127,7 +126,20 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
   let accepting = true;
 
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
-    if (!handleHttp(origin, req, res)) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+    try {
+      const target = parseRequestTarget(req.url);
+      if (target === undefined) {
+        metrics.rejected(400);
+        log.info({ url: req.url }, "bad request target");
+        json(res, 400, { error: "bad request target" });
+        return;
+      }
+      if (!handleHttp(origin, target, res)) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+    } catch (err) {
+      contain(ctx, "http", err, () => {
+        res.destroy();
+      });
+    }
   };
   const tls = options.tls;
   const http = tls === undefined ? createHttpServer(answer) : createHttpsServer({ cert: tls.cert, key: tls.key }, answer);
@@ -143,46 +155,7 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
       return choice.ok && choice.subprotocol !== undefined ? choice.subprotocol : false;
     },
   });
-  http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (!accepting) {
-      refuse(socket, 503, "shutting down");
-      return;
-    }
-    const url = new URL(req.url ?? "/", "http://relay");
-    const offered = req.headers["sec-websocket-protocol"];
-    const choice = negotiateSubprotocol(offered);
-    const mode = choice.ok ? versionMode(choice.moqAlpn) : undefined;
-    if (!choice.ok || mode === undefined) {
-      const reason = choice.ok ? `unsupported moq version ${choice.moqAlpn ?? ""}` : choice.reason;
-      metrics.rejected(400);
-      log.info({ offered: offered ?? "", reason, path: url.pathname }, "websocket upgrade refused");
-      refuse(socket, 400, reason);
-      return;
-    }
-    const token = url.searchParams.get("jwt") ?? undefined;
-    void authenticate(options.auth, decodeURIComponent(url.pathname), token, Date.now()).then((auth) => {
-      if (!auth.ok) {
-        metrics.rejected(auth.status);
-        log.info({ status: auth.status, reason: auth.reason, path: url.pathname }, "connection refused");
-        refuse(socket, auth.status, auth.reason);
-        return;
-      }
-      wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-        const framing = createFraming(choice.framing, { role: "server", autoConsume: true });
-        const session = attachSession(ctx, webSocketCarrier(ws, corkPerTick(socket)), {
-          framing,
-          mode,
-          root: auth.root,
-          permissions: auth.permissions,
-          transport: "ws",
-          expiresAt: auth.expiresAt,
-          remote: `${req.socket.remoteAddress ?? "?"}:${String(req.socket.remotePort ?? 0)}`,
-          logFields: { subprotocol: choice.subprotocol ?? "", framing: choice.framing },
-        });
-        bindWebSocket(ws, session);
-      });
-    });
-  });
+  http.on("upgrade", upgradeHandler({ ctx, auth: options.auth, wss, accepting: () => accepting }));
 
   const acceptTcp = (socket: Socket, alpn: string | false | null | undefined): void => {
     if (!accepting) {
@@ -214,57 +187,29 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
       sockets.delete(socket);
     });
   };
+  const guardedAccept = (socket: Socket, alpn: string | false | null | undefined): void => {
+    guarded(ctx, "accept", () => socket.destroy(), acceptTcp)(socket, alpn);
+  };
   const tcp =
     options.tcpPort === undefined
       ? undefined
       : tls === undefined
         ? createTcpServer((socket: Socket) => {
-            acceptTcp(socket, undefined);
+            guardedAccept(socket, undefined);
           })
         : createTlsServer({ cert: tls.cert, key: tls.key, ALPNProtocols: [...TCP_MOQ_ALPNS] }, (socket: TLSSocket) => {
-            acceptTcp(socket, socket.alpnProtocol);
+            guardedAccept(socket, socket.alpnProtocol);
           });
-
-  const metricsServer =
-    options.metricsPort === undefined
-      ? undefined
-      : createHttpServer((req: IncomingMessage, res: ServerResponse) => {
-          const url = new URL(req.url ?? "/", "http://relay");
-          if (url.pathname === "/goaway" && req.method === "POST") {
-            adminGoaway(url, res);
-            return;
-          }
-          if (url.pathname !== "/metrics") {
-            res.writeHead(404).end();
-            return;
-          }
-          metrics.render().then(
-            (text) => res.writeHead(200, { "content-type": metrics.contentType }).end(text),
-            () => res.writeHead(500).end(),
-          );
-        });
 
   const drain = (drainOptions: DrainOptions): Promise<DrainResult> => {
     if (drainOptions.stopAccepting) accepting = false;
     const targets = [...sessions].filter((s) => !cluster.dialed(s));
     return drainSessions(targets, drainOptions.uri, drainOptions.timeoutMs, metrics, log);
   };
-
-  // POST /goaway?uri=<sibling>&timeout=<ms> on the internal port: move this relay's sessions
-  // elsewhere without stopping it (SIGTERM drains and then stops).
-  function adminGoaway(url: URL, res: ServerResponse): void {
-    const timeoutText = url.searchParams.get("timeout") ?? "10000";
-    if (!/^\d+$/.test(timeoutText)) {
-      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "timeout must be milliseconds" }));
-      return;
-    }
-    const uri = url.searchParams.get("uri") ?? "";
-    const result = drain({ uri, timeoutMs: Number(timeoutText), stopAccepting: false });
-    res.writeHead(202, { "content-type": "application/json" }).end(JSON.stringify({ uri, timeoutMs: Number(timeoutText) }));
-    result.catch((err: unknown) => {
-      log.error({ err }, "drain failed");
-    });
-  }
+  const metricsServer =
+    options.metricsPort === undefined
+      ? undefined
+      : createHttpServer(adminHandler({ metrics, log, drain: (uri, timeoutMs) => drain({ uri, timeoutMs, stopAccepting: false }) }));
 
   const httpPort = await listen(http, options.port, options.host);
   const tcpPort = tcp === undefined || options.tcpPort === undefined ? undefined : await listen(tcp, options.tcpPort, options.host);

@@ -1,11 +1,14 @@
 import {
   type Announce,
   type AnnounceRequest,
+  DEFAULT_LIMITS,
   hasTrackStream,
   isLegacy,
   joinPath,
+  LiteError,
   type LiteMessage,
   LiteStreamReader,
+  pathParts,
   stripPathPrefix,
 } from "@handoff/moq-resume/lite";
 import { allowed, overlaps } from "../auth/permissions.js";
@@ -62,7 +65,6 @@ export class Announces {
       refuse(ctx.io, id, true, RelayCode.TooMany);
       return;
     }
-    this.#requests += 1;
     const visible = (e: AnnounceEvent): boolean =>
       allowed(ctx.permissions.subscribe, e.path) && (msg.excludeHop === 0 || !e.hops.includes(msg.excludeHop));
     // lite-05 names our hop once, in ANNOUNCE_OK; before, every announce carries it last.
@@ -74,12 +76,31 @@ export class Announces {
       hops: !e.active ? [] : lite05 ? [...e.hops] : [...e.hops, ctx.origin.hopId],
     });
     const sent = new Set<string>();
+    let live = true;
+    // An announce the wire cannot carry (too many path parts) resets this stream only: it runs
+    // inside whichever session changed the route, which must not fail for it.
+    const send = (messages: LiteMessage[]): boolean => {
+      let bytes: Uint8Array;
+      try {
+        bytes = writer.encodeAll(messages);
+      } catch (err) {
+        if (!(err instanceof LiteError)) throw err;
+        live = false;
+        watch.close();
+        this.#requests -= 1;
+        ctx.handlers.delete(id);
+        refuse(ctx.io, id, true, err.code);
+        return false;
+      }
+      ctx.io.write(id, bytes, false);
+      return true;
+    };
     const watch = ctx.origin.watch(prefix, ctx.self, (e) => {
-      if (ctx.closed) return;
+      if (ctx.closed || !live) return;
       if (e.active ? !visible(e) : !sent.has(e.path)) return;
       if (e.active) sent.add(e.path);
       else sent.delete(e.path);
-      ctx.io.write(id, writer.encode(toWire(e)), false);
+      send([toWire(e)]);
       ctx.drain();
     });
     const initial = watch.initial.filter(visible);
@@ -88,7 +109,8 @@ export class Announces {
       ? [{ type: "announce_init", suffixes: initial.map((e) => stripPathPrefix(prefix, e.path) ?? "") }]
       : initial.map(toWire);
     if (lite05) messages.unshift({ type: "announce_ok", hopId: ctx.origin.hopId, activeCount: initial.length });
-    if (messages.length > 0) ctx.io.write(id, writer.encodeAll(messages), false);
+    this.#requests += 1;
+    if (messages.length > 0 && !send(messages)) return;
     ctx.handlers.set(id, {
       kind: "announce-serve",
       reader,
@@ -146,6 +168,11 @@ export class Announces {
       return;
     }
     if (!allowed(ctx.permissions.publish, path)) return;
+    // Root plus suffix past the wire's part limit could be announced to no one.
+    if (pathParts(path) > DEFAULT_LIMITS.maxPathParts) {
+      ctx.stats.refused?.("path-parts");
+      return;
+    }
     if (!this.#announced.has(path) && this.#announced.size >= ctx.limits.maxAnnounced) return;
     this.#announced.add(path);
     ctx.origin.announce(path, ctx.self, hops, ctx.cost);

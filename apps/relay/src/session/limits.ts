@@ -53,6 +53,10 @@ export const RelayCode = {
   TooLarge: 413,
   /** The SETUP offered no version the relay speaks. */
   Version: 9,
+  /** A path with more parts than the wire carries (the connection's root, a SETUP Path). */
+  PathTooLong: 414,
+  /** The relay failed handling this connection (a bug, logged and counted); only it is closed. */
+  Internal: 500,
   /** The relay is shutting down. */
   Shutdown: 503,
   /** The peer broke a protocol rule (a second GOAWAY); the reference's code. */

@@ -1,4 +1,4 @@
-import { joinPath, LiteErrorCode, type LiteStreamReader, normalizePath, type Setup, type SetupRole } from "@handoff/moq-resume/lite";
+import { DEFAULT_LIMITS, joinPath, LiteErrorCode, type LiteStreamReader, normalizePath, pathParts, type Setup, type SetupRole } from "@handoff/moq-resume/lite";
 import { overlaps, type Permissions } from "../auth/permissions.js";
 import type { StreamId } from "../transport/index.js";
 import type { SessionContext } from "./context.js";
@@ -17,6 +17,7 @@ export type SetupVerdict =
  */
 export function judgeSetup(setup: Setup, root: string, permissions: Permissions): SetupVerdict {
   const narrowed = setup.path === undefined ? normalizePath(root) : joinPath(root, setup.path.split("?", 1)[0] ?? "");
+  if (pathParts(narrowed) > DEFAULT_LIMITS.maxPathParts) return { ok: false, code: RelayCode.PathTooLong, reason: "setup path has too many parts" };
   const canPublish = overlaps(permissions.publish, narrowed);
   const canSubscribe = overlaps(permissions.subscribe, narrowed);
   if (setup.role === "publisher" && !canPublish) return { ok: false, code: RelayCode.Unauthorized, reason: "publisher role not granted" };

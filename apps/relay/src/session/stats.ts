@@ -12,6 +12,8 @@ export interface SessionStats {
   oversized?(): void;
   /** A group could not be delivered to a subscriber (gone before it was handed out) and was dropped explicitly. */
   dropped?(): void;
+  /** An announce of the peer was not taken (`path-parts`: root plus suffix past the wire's limit). */
+  refused?(reason: "path-parts"): void;
 }
 
 /** Stats that count nothing. */
@@ -22,4 +24,5 @@ export const NO_STATS: SessionStats = {
   skipped: () => undefined,
   oversized: () => undefined,
   dropped: () => undefined,
+  refused: () => undefined,
 };
