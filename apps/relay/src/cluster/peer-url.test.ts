@@ -2,6 +2,11 @@ import { describe, expect, it } from "vitest";
 import { parsePeerUrl, PeerUrlError, redirectTarget } from "./peer-url.js";
 
 describe("peer URLs", () => {
+  it("refuses a GOAWAY URI with a bad percent-escape with a PeerUrlError, not a URIError", () => {
+    const from = parsePeerUrl("tcp://127.0.0.1:5000");
+    expect(() => redirectTarget(from, "ws://relay.example/%ZZ")).toThrow(PeerUrlError);
+  });
+
   it("reads a raw TCP peer with its link cost", () => {
     expect(parsePeerUrl("tcp://127.0.0.1:5000?cost=3")).toMatchObject({ transport: "tcp", host: "127.0.0.1", port: 5000, cost: 3, path: "" });
   });

@@ -46,6 +46,13 @@ export function parsePeerUrl(text: string): PeerAddress {
   }
   const tcp = url.protocol === "tcp:" || url.protocol === "tls:";
   if (tcp && url.pathname !== "" && url.pathname !== "/") throw new PeerUrlError(`a ${url.protocol}// peer has no path: ${text}`);
+  let path: string;
+  try {
+    path = tcp ? "" : decodeURIComponent(url.pathname);
+  } catch {
+    // A GOAWAY from a peer carries a URI: network input, so a bad escape is an error, not a crash.
+    throw new PeerUrlError(`bad percent-escape in the path of ${text}`);
+  }
   // IPv6 literals come bracketed from URL; net.connect wants them bare.
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   return {
@@ -54,7 +61,7 @@ export function parsePeerUrl(text: string): PeerAddress {
     host,
     port: url.port === "" ? port : Number(url.port),
     secure: url.protocol === "wss:" || url.protocol === "tls:",
-    path: tcp ? "" : decodeURIComponent(url.pathname),
+    path,
     search: tcp ? "" : url.search,
     cost,
   };
