@@ -47,4 +47,24 @@ describe("RetainedStore", () => {
     expect(expired).toEqual(["a"]);
     expect(store.size).toBe(0);
   });
+
+  it("finds a retained message 100,000 levels deep with #, + and an exact filter without overflowing the stack", () => {
+    const store = new RetainedStore();
+    const topic = Array.from({ length: 100_000 }, () => "x").join("/");
+    store.set(message(topic, "deep"));
+    store.set(message("a", "shallow"));
+    const lengths = (filter: string): number[] => store.match(filter, 0).map((m) => m.topic.length);
+    expect(lengths("#")).toEqual([topic.length, 1]);
+    expect(lengths(Array.from({ length: 100_000 }, () => "+").join("/"))).toEqual([topic.length]);
+    expect(lengths(`${topic.slice(0, 999)}/#`)).toEqual([topic.length]);
+    expect(store.delete(topic)).toBe(true);
+    expect(store.size).toBe(1);
+  });
+
+  it("returns matches in the order the topics were first retained", () => {
+    const store = new RetainedStore();
+    for (const t of ["b", "a/2", "a/1", "a", "c/x"]) store.set(message(t, "x"));
+    expect(store.match("#", 0).map((m) => m.topic)).toEqual(["b", "a", "a/2", "a/1", "c/x"]);
+    expect(store.match("+/+", 0).map((m) => m.topic)).toEqual(["a/2", "a/1", "c/x"]);
+  });
 });

@@ -90,29 +90,51 @@ export class RetainedStore {
       if (isExpired(m, now)) expired.push(node);
       else out.push(m);
     };
-    const all = (node: Node, root: boolean): void => {
-      take(node);
-      for (const [level, child] of node.children) if (!(root && level.startsWith("$"))) all(child, false);
+    // Explicit stacks, not recursion: the depth of the store and of the filter is the clients' to
+    // choose. Children are pushed in reverse so they are visited in insertion order.
+    const all = (from: Node): void => {
+      const stack = [from];
+      for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+        take(node);
+        const children = [...node.children.values()];
+        for (let i = children.length - 1; i >= 0; i--) {
+          const child = children[i];
+          if (child !== undefined) stack.push(child);
+        }
+      }
     };
-    const walk = (node: Node, depth: number): void => {
+    const nodes: Node[] = [this.#root];
+    const depths: number[] = [0];
+    for (;;) {
+      const node = nodes.pop();
+      const depth = depths.pop();
+      if (node === undefined || depth === undefined) break;
       if (depth === levels.length) {
         take(node);
-        return;
+        continue;
       }
       const level = levels[depth] ?? "";
       const root = depth === 0;
       if (level === "#") {
         // "a/#" also matches "a" itself [MQTT-4.7.1-2]; at the root there is no parent topic.
         if (!root) take(node);
-        for (const [name, child] of node.children) if (!(root && name.startsWith("$"))) all(child, false);
+        for (const [name, child] of node.children) if (!(root && name.startsWith("$"))) all(child);
       } else if (level === "+") {
-        for (const [name, child] of node.children) if (!(root && name.startsWith("$"))) walk(child, depth + 1);
+        const children = [...node.children].filter(([name]) => !(root && name.startsWith("$")));
+        for (let i = children.length - 1; i >= 0; i--) {
+          const entry = children[i];
+          if (entry === undefined) continue;
+          nodes.push(entry[1]);
+          depths.push(depth + 1);
+        }
       } else {
         const child = node.children.get(level);
-        if (child !== undefined) walk(child, depth + 1);
+        if (child !== undefined) {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
       }
-    };
-    walk(this.#root, 0);
+    }
     for (const node of expired) {
       if (node.message !== undefined) onExpired?.(node.message.topic);
       node.message = undefined;

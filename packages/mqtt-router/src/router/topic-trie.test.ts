@@ -61,4 +61,19 @@ describe("TopicTrie", () => {
     trie.match("dev/7/temp", () => visited++);
     expect(visited).toBe(1);
   });
+
+  it("matches a 100,000-level topic against a 100,000-level + filter without overflowing the stack", () => {
+    const deep = Array.from({ length: 100_000 }, () => "+").join("/");
+    const topic = Array.from({ length: 100_000 }, () => "x").join("/");
+    const found = matches([deep, "#", `${topic}/#`, `${topic}/y`], topic);
+    expect(found.map((f) => f.length)).toEqual(["#", deep, `${topic}/#`].sort().map((f) => f.length));
+  });
+
+  it("visits exact branches before + branches, as a recursive walk would", () => {
+    const trie = new TopicTrie<string>();
+    for (const f of ["+/b", "a/b", "a/+", "#", "+/+"]) trie.set(f, "c", f);
+    const out: string[] = [];
+    trie.match("a/b", (value) => out.push(value));
+    expect(out).toEqual(["#", "a/b", "a/+", "+/b", "+/+"]);
+  });
 });

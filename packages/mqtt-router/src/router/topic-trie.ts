@@ -81,20 +81,31 @@ export class TopicTrie<V> {
   match(topic: string, visit: (value: V, id: string) => void): void {
     const levels = topic.split("/");
     const dollar = topic.startsWith("$");
-    const walk = (node: TrieNode<V>, depth: number): void => {
+    // An explicit stack, not recursion: the depth is the client's to choose. Exact branches are
+    // pushed last so they are walked first, as a recursive walk would.
+    const nodes: TrieNode<V>[] = [this.#root];
+    const depths: number[] = [0];
+    for (;;) {
+      const node = nodes.pop();
+      const depth = depths.pop();
+      if (node === undefined || depth === undefined) return;
       // `#` matches the parent level too ("a/#" matches "a") [MQTT-4.7.1-2].
       const hash = node.children.get("#");
       if (hash !== undefined && !(dollar && depth === 0)) hash.entries.forEach(visit);
       if (depth === levels.length) {
         node.entries.forEach(visit);
-        return;
+        continue;
       }
-      const level = levels[depth] ?? "";
-      const exact = node.children.get(level);
-      if (exact !== undefined) walk(exact, depth + 1);
       const plus = node.children.get("+");
-      if (plus !== undefined && !(dollar && depth === 0)) walk(plus, depth + 1);
-    };
-    walk(this.#root, 0);
+      if (plus !== undefined && !(dollar && depth === 0)) {
+        nodes.push(plus);
+        depths.push(depth + 1);
+      }
+      const exact = node.children.get(levels[depth] ?? "");
+      if (exact !== undefined) {
+        nodes.push(exact);
+        depths.push(depth + 1);
+      }
+    }
   }
 }
