@@ -73,6 +73,8 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
       topicAliasMaximum: limits.maxTopicAlias,
       clientIdMaxLength: limits.maxClientIdLength,
       maximumSessionExpiryInterval: limits.maxSessionExpiry,
+      maximumTopicLevels: limits.maxTopicLevels,
+      maximumFiltersPerSubscribe: limits.maxFiltersPerSubscribe,
     },
     router: {
       queueLimits: { maxCount: limits.maxQueuedMessages, maxBytes: limits.maxQueuedBytes },

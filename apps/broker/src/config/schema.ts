@@ -37,6 +37,8 @@ export const DEFAULTS = {
   keepAliveMax: 65_535,
   maxClientIdLength: 256,
   maxSessionExpiry: 604_800,
+  maxTopicLevels: 128,
+  maxFiltersPerSubscribe: 256,
   overflow: "drop-oldest",
 } as const;
 
@@ -123,6 +125,8 @@ export const configSchema = z.strictObject({
       // A server must accept ids of 1 to 23 characters [MQTT-3.1.3-5], so the cap cannot go lower.
       maxClientIdLength: int(23, 65_535).default(DEFAULTS.maxClientIdLength),
       maxSessionExpiry: int(0, 0xffff_ffff).default(DEFAULTS.maxSessionExpiry),
+      maxTopicLevels: int(1, 65_535).default(DEFAULTS.maxTopicLevels),
+      maxFiltersPerSubscribe: int(1, 65_535).default(DEFAULTS.maxFiltersPerSubscribe),
     })
     .prefault({}),
   auth: z

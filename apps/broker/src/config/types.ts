@@ -65,6 +65,10 @@ export interface LimitsConfig {
   readonly maxClientIdLength: number;
   /** Cap on the Session Expiry Interval a client may ask for, seconds. */
   readonly maxSessionExpiry: number;
+  /** Most levels in a topic name or filter (PUBLISH: DISCONNECT 0x90, SUBSCRIBE: 0x8F, Will: CONNACK 0x90). */
+  readonly maxTopicLevels: number;
+  /** Most topic filters in one SUBSCRIBE (more: DISCONNECT 0x97); copies of a filter count once toward the work. */
+  readonly maxFiltersPerSubscribe: number;
 }
 
 /** Authentication and authorization files. */

@@ -43,7 +43,10 @@ export class PacketDecoder {
   #version: ProtocolVersion | undefined;
   readonly #max: number;
   #queue: DecodeResult[] = [];
+  /** The size of each queued packet, in bytes (0 for an error). */
+  #sizes: number[] = [];
   #head = 0;
+  #lastSize = 0;
   #failure: { readonly ok: false; readonly error: MqttDecodeError } | undefined;
   readonly #header = new Uint8Array(FIXED_HEADER_MAX);
   #headerLength = 0;
@@ -119,14 +122,22 @@ export class PacketDecoder {
    */
   next(): DecodeResult | undefined {
     if (this.#head < this.#queue.length) {
+      this.#lastSize = this.#sizes[this.#head] ?? 0;
       const item = this.#queue[this.#head++];
       if (this.#head === this.#queue.length) {
         this.#queue = [];
+        this.#sizes = [];
         this.#head = 0;
       }
       return item;
     }
+    this.#lastSize = 0;
     return this.#failure;
+  }
+
+  /** Size in bytes of the packet {@link PacketDecoder.next} returned last (0 after an error or nothing). */
+  get lastPacketBytes(): number {
+    return this.#lastSize;
   }
 
   // At a packet boundary inside `chunk`: decode in place when the whole packet is there,
@@ -207,6 +218,7 @@ export class PacketDecoder {
         this.#version = packet.protocolVersion === 5 ? 5 : 4;
       }
       this.#queue.push({ ok: true, packet });
+      this.#sizes.push(end - packetStart);
     } catch (e) {
       this.#fail(asDecodeError(e));
     }
@@ -215,6 +227,7 @@ export class PacketDecoder {
   #fail(error: MqttDecodeError): void {
     this.#failure = { ok: false, error };
     this.#queue.push(this.#failure);
+    this.#sizes.push(0);
     this.#header.fill(0);
     this.#headerLength = 0;
     this.#pending = undefined;

@@ -55,6 +55,7 @@ export {
   isValidPlainTopicFilter,
   isValidTopicFilter,
   isValidTopicName,
+  topicLevels,
   parseSharedFilter,
   type SharedFilter,
 } from "./topic.js";

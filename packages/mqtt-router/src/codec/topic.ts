@@ -35,6 +35,18 @@ export function isValidPlainTopicFilter(filter: string): boolean {
   return true;
 }
 
+/**
+ * How many levels a topic name or filter has (`a/b` has 2). For a `$share/<group>/<filter>`
+ * subscription of MQTT 5, the levels of the filter it routes on.
+ */
+export function topicLevels(topic: string, protocolVersion: 4 | 5 = 5): number {
+  const shared = protocolVersion === 5 ? parseSharedFilter(topic) : undefined;
+  const routed = shared ? shared.filter : topic;
+  let levels = 1;
+  for (let i = 0; i < routed.length; i++) if (routed.charCodeAt(i) === SLASH) levels++;
+  return levels;
+}
+
 /** A `$share/<group>/<filter>` subscription split into its parts. */
 export interface SharedFilter {
   /** The ShareName: at least one character, no `/`, `+` or `#`. */

@@ -249,9 +249,32 @@ describe("CONNECT", () => {
   it("closes a connection that sends too much before its CONNECT is accepted", () => {
     const client = new TestClient(5, { maxPendingBytes: 10 });
     client.connect();
-    const actions = client.sendBytes(new Uint8Array(64).fill(0xc0));
+    const pings = new Uint8Array(64).map((_, i) => (i % 2 === 0 ? 0xc0 : 0));
+    const actions = client.sendBytes(pings);
     expect(sentPackets(actions, 5)).toMatchObject([{ type: "connack", reasonCode: 0x97 }]);
     expect(closeOf(actions)).toBe(0x97);
+  });
+
+  it("counts the packets that arrive in the same chunk as the CONNECT against the bytes held before CONNACK", () => {
+    const client = new TestClient(5, { maxPendingBytes: 1000 });
+    const connect = bytesOf(connectPacket(5), 5);
+    const ping = bytesOf({ type: "pingreq" }, 5);
+    const within = new TestClient(5, { maxPendingBytes: 1000 });
+    expect(closeOf(within.sendBytes(concat(connect, ...Array.from({ length: 500 }, () => ping))))).toBeUndefined();
+    const actions = client.sendBytes(concat(connect, ...Array.from({ length: 501 }, () => ping)));
+    expect(sentPackets(actions, 5)).toMatchObject([{ type: "connack", reasonCode: 0x97 }]);
+    expect(closeOf(actions)).toBe(0x97);
+  });
+
+  it("answers 100,000 PINGREQs held before CONNACK once it is accepted, in order", () => {
+    const client = new TestClient(5, { maxPendingBytes: 1 << 20 });
+    const ping = bytesOf({ type: "pingreq" }, 5);
+    client.sendBytes(concat(bytesOf(connectPacket(5), 5), ...Array.from({ length: 100_000 }, () => ping)));
+    client.conn.accept({ sessionPresent: false });
+    const kinds = kindsOf(client.drain());
+    expect(kinds[0]).toBe("send:connack");
+    expect(kinds.slice(1).every((k) => k === "send:pingresp")).toBe(true);
+    expect(kinds).toHaveLength(100_001);
   });
 
   it("accept with limits CONNACK cannot carry leaves the CONNECT pending", () => {
@@ -270,3 +293,13 @@ describe("CONNECT", () => {
     expect(client.drain()).toEqual([]);
   });
 });
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

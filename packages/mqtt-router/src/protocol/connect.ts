@@ -2,6 +2,7 @@ import { MAX_PACKET_SIZE } from "../codec/frame.js";
 import type { ConnackPacket, ConnectPacket, ProtocolVersion } from "../codec/packet.js";
 import type { ConnackProperties, UserProperty } from "../codec/property-types.js";
 import { ConnectReturnCode, ReasonCode } from "../codec/reason-codes.js";
+import { topicLevels } from "../codec/topic.js";
 import type { ConnectRequestEffect } from "./effects.js";
 import { SESSION_NEVER_EXPIRES, type ResolvedOptions, type ServerLimits } from "./options.js";
 
@@ -49,6 +50,9 @@ export function checkConnect(p: ConnectPacket, o: ResolvedOptions): ConnectCheck
     return refuse(level === 3 ? 4 : level, ReasonCode.UnsupportedProtocolVersion, `protocol level ${level} not supported`);
   }
   const v = level;
+  if (p.will !== undefined && topicLevels(p.will.topic) > o.maximumTopicLevels) {
+    return refuse(v, ReasonCode.TopicNameInvalid, `Will Topic deeper than ${o.maximumTopicLevels} levels`);
+  }
   if (v === 5 && p.will !== undefined) {
     if (p.will.qos > o.maximumQoS) return refuse(v, ReasonCode.QoSNotSupported, `Will QoS ${p.will.qos} above ${o.maximumQoS}`);
     if (p.will.retain && !o.retainAvailable) return refuse(v, ReasonCode.RetainNotSupported, "Will Retain not supported");

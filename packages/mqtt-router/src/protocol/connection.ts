@@ -60,8 +60,9 @@ export class MqttConnection {
   readonly #o: ResolvedOptions;
   readonly #outbox: Outbox;
   readonly #decoder: PacketDecoder;
-  /** Packets decoded while CONNECT awaits its verdict, processed after `accept`. */
+  /** Packets decoded while CONNECT awaits its verdict, processed after `accept` (from `#heldHead` on). */
   #held: DecodeResult[] = [];
+  #heldHead = 0;
   #heldBytes = 0;
   readonly #keepalive: Keepalive;
   readonly #openedAt: number;
@@ -125,17 +126,11 @@ export class MqttConnection {
   /**
    * Bytes from the client. Packets are split and decoded here; bad bytes end the connection with
    * the decoder's reason code. While CONNECT awaits the app's verdict, only AUTH and DISCONNECT
-   * are processed; the rest are held (up to `maxPendingBytes` received) until `accept`.
+   * are processed; the rest are held (up to `maxPendingBytes` of packets, counting those that
+   * arrived in the same chunk as the CONNECT) until `accept`.
    */
   receiveBytes(chunk: Uint8Array): void {
     if (this.#state.phase === "closed") return;
-    if (this.#state.phase === "connecting") {
-      this.#heldBytes += chunk.length;
-      if (this.#heldBytes > this.#o.maxPendingBytes) {
-        this.#violate(ReasonCode.QuotaExceeded, "too much data before CONNACK");
-        return;
-      }
-    }
     this.#decoder.push(chunk);
     this.#pump();
   }
@@ -285,8 +280,13 @@ export class MqttConnection {
       const phase = this.#state.phase;
       if (phase === "closed") return;
       let item: DecodeResult | undefined;
-      if (phase === "connected" && this.#held.length > 0) {
-        item = this.#held.shift();
+      if (phase === "connected" && this.#heldHead < this.#held.length) {
+        // An index, not shift(): shifting a long array once per packet is quadratic.
+        item = this.#held[this.#heldHead++];
+        if (this.#heldHead === this.#held.length) {
+          this.#held = [];
+          this.#heldHead = 0;
+        }
       } else {
         item = this.#decoder.next();
         if (item?.ok === true) this.#keepalive.received(this.#o.clock.now());
@@ -299,8 +299,14 @@ export class MqttConnection {
       // Before CONNACK only AUTH (and a DISCONNECT: the client gives up) is processed
       // [MQTT-3.1.4-6], [MQTT-3.1.2-30]; the rest waits for the verdict.
       const early = item.packet.type === "auth" || item.packet.type === "disconnect";
-      if (phase === "connecting" && !early) this.#held.push(item);
-      else this.#handle(item.packet);
+      if (phase === "connecting" && !early) {
+        this.#heldBytes += this.#decoder.lastPacketBytes;
+        if (this.#heldBytes > this.#o.maxPendingBytes) {
+          this.#violate(ReasonCode.QuotaExceeded, "too much data before CONNACK");
+          return;
+        }
+        this.#held.push(item);
+      } else this.#handle(item.packet);
     }
   }
 

@@ -1,5 +1,6 @@
 import type { ProtocolVersion, PublishPacket } from "../codec/packet.js";
 import { ReasonCode } from "../codec/reason-codes.js";
+import { topicLevels } from "../codec/topic.js";
 import type { ServerLimits } from "./options.js";
 import type { Outbox } from "./outbox.js";
 import { InboundTopicAliases } from "./topic-alias.js";
@@ -56,6 +57,9 @@ export class InboundFlow {
     if (refused !== undefined) return refused;
     const resolved = this.#aliases.resolve(packet.topic, packet.properties.topicAlias);
     if (!resolved.ok) return resolved;
+    if (topicLevels(resolved.topic) > this.limits.maximumTopicLevels) {
+      return violation(ReasonCode.TopicNameInvalid, `topic deeper than ${this.limits.maximumTopicLevels} levels`);
+    }
     const { topicAlias: _alias, ...properties } = packet.properties;
     const base = { kind: "publish", topic: resolved.topic, retain: packet.retain, dup: packet.dup, payload: packet.payload, properties } as const;
     const id = packet.packetId;

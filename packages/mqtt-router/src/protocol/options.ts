@@ -27,6 +27,14 @@ export interface ServerLimits {
   readonly serverKeepAlive: number | undefined;
   /** Cap on the Session Expiry Interval a client may ask for, seconds. */
   readonly maximumSessionExpiryInterval: number;
+  /**
+   * Most levels a topic name or filter may have (not announced: MQTT has no property for it). A
+   * deeper PUBLISH topic ends the connection with 0x90, a deeper filter with 0x8F, a deeper Will
+   * Topic gets CONNACK 0x90.
+   */
+  readonly maximumTopicLevels: number;
+  /** Most topic filters in one SUBSCRIBE; more end the connection with 0x97 (Quota exceeded). */
+  readonly maximumFiltersPerSubscribe: number;
 }
 
 /** Configuration of a {@link MqttConnection}. Everything but the clock and the id generator is optional. */
@@ -49,7 +57,10 @@ export interface ProtocolOptions extends Partial<ServerLimits> {
   readonly outboundTopicAliases?: boolean;
   /** Close a connection that has not sent CONNECT within this many ms (default: never). */
   readonly connectTimeoutMs?: number;
-  /** Bytes held while the CONNECT awaits the app's verdict (default 1 MiB); beyond that, close. */
+  /**
+   * Bytes of packets held while the CONNECT awaits the app's verdict, those that came in the same
+   * chunk as the CONNECT included (default 1 MiB); beyond that, CONNACK 0x97 and close.
+   */
   readonly maxPendingBytes?: number;
 }
 
@@ -66,6 +77,12 @@ export interface ResolvedOptions extends ServerLimits {
   readonly connectTimeoutMs: number | undefined;
   readonly maxPendingBytes: number;
 }
+
+/** Default {@link ServerLimits.maximumTopicLevels}. */
+export const DEFAULT_MAX_TOPIC_LEVELS = 128;
+
+/** Default {@link ServerLimits.maximumFiltersPerSubscribe}. */
+export const DEFAULT_MAX_FILTERS_PER_SUBSCRIBE = 256;
 
 /** Largest Session Expiry Interval: 0xFFFFFFFF means the session never expires. */
 export const SESSION_NEVER_EXPIRES = 0xffff_ffff;
@@ -85,6 +102,8 @@ export function resolveOptions(options: ProtocolOptions): ResolvedOptions {
     sharedSubscriptionAvailable: options.sharedSubscriptionAvailable ?? true,
     serverKeepAlive: options.serverKeepAlive,
     maximumSessionExpiryInterval: options.maximumSessionExpiryInterval ?? SESSION_NEVER_EXPIRES,
+    maximumTopicLevels: options.maximumTopicLevels ?? DEFAULT_MAX_TOPIC_LEVELS,
+    maximumFiltersPerSubscribe: options.maximumFiltersPerSubscribe ?? DEFAULT_MAX_FILTERS_PER_SUBSCRIBE,
     protocolVersions: options.protocolVersions ?? [4, 5],
     allowEmptyClientId: options.allowEmptyClientId ?? true,
     clientIdMaxLength: options.clientIdMaxLength ?? 65_535,
@@ -110,5 +129,7 @@ export function limitsOf(options: ResolvedOptions, overrides: Partial<Omit<Serve
     sharedSubscriptionAvailable: overrides.sharedSubscriptionAvailable ?? options.sharedSubscriptionAvailable,
     serverKeepAlive: "serverKeepAlive" in overrides ? overrides.serverKeepAlive : options.serverKeepAlive,
     maximumSessionExpiryInterval: overrides.maximumSessionExpiryInterval ?? options.maximumSessionExpiryInterval,
+    maximumTopicLevels: overrides.maximumTopicLevels ?? options.maximumTopicLevels,
+    maximumFiltersPerSubscribe: overrides.maximumFiltersPerSubscribe ?? options.maximumFiltersPerSubscribe,
   };
 }

@@ -122,3 +122,59 @@ describe("UNSUBSCRIBE", () => {
     expect(client.conn.unsubscribed(6, [0])).toBe(false);
   });
 });
+
+describe("SUBSCRIBE limits", () => {
+  const deep = (levels: number): string => Array.from({ length: levels }, () => "+").join("/");
+
+  it("copies of one filter in a packet are forwarded once, with the last copy's options, and every copy gets its code", () => {
+    const client = new TestClient(5);
+    client.connectAccepted();
+    const packet: SubscribePacket = {
+      type: "subscribe",
+      packetId: 4,
+      subscriptions: [sub("#", 0), sub("a"), sub("#", 2), sub("#", 1)],
+      properties: {},
+    };
+    const effects = effectsOf(client.send(packet));
+    expect(effects).toMatchObject([{ kind: "subscribe", subscriptions: [{ topicFilter: "#", qos: 1 }, { topicFilter: "a" }] }]);
+    expect(client.conn.subscribed(4, [0, 1, 0])).toBe(false);
+    expect(client.conn.subscribed(4, [1, 0x87])).toBe(true);
+    expect(sentPackets(client.drain(), 5)).toMatchObject([{ type: "suback", reasonCodes: [1, 0x87, 1, 1] }]);
+  });
+
+  it("20,000 copies of # reach the app as one subscription", () => {
+    const client = new TestClient(5, { maximumFiltersPerSubscribe: 20_000 });
+    client.connectAccepted();
+    const effects = effectsOf(client.send(subscribe(4, Array.from({ length: 20_000 }, () => "#"))));
+    expect(effects).toMatchObject([{ kind: "subscribe", subscriptions: [{ topicFilter: "#" }] }]);
+    expect(client.conn.subscribed(4, [1])).toBe(true);
+    const [suback] = sentPackets(client.drain(), 5);
+    expect(suback?.type === "suback" ? suback.reasonCodes.length : 0).toBe(20_000);
+  });
+
+  it.each([4, 5] as const)("v%i: more filters than maximumFiltersPerSubscribe end the connection (v5: DISCONNECT 0x97)", (v) => {
+    const client = new TestClient(v, { maximumFiltersPerSubscribe: 3 });
+    client.connectAccepted();
+    expect(effectsOf(client.send(subscribe(4, ["a", "b", "c"])))).toMatchObject([{ kind: "subscribe" }]);
+    const actions = client.send(subscribe(5, ["a", "b", "c", "d"]));
+    expect(effectsOf(actions)).toMatchObject([{ kind: "closed", cause: "protocol-error", reasonCode: 0x97 }]);
+    if (v === 5) expect(sentPackets(actions, 5)).toMatchObject([{ type: "disconnect", reasonCode: 0x97 }]);
+    expect(closeOf(actions)).toBe(0x97);
+  });
+
+  it("a filter deeper than maximumTopicLevels ends the connection with DISCONNECT 0x8F; one at the limit is forwarded", () => {
+    const client = new TestClient(5);
+    client.connectAccepted();
+    expect(effectsOf(client.send(subscribe(4, [deep(128), "$share/g/" + deep(128)])))).toMatchObject([{ kind: "subscribe" }]);
+    const actions = client.send(subscribe(5, ["a", deep(129)]));
+    expect(sentPackets(actions, 5)).toMatchObject([{ type: "disconnect", reasonCode: 0x8f }]);
+    expect(closeOf(actions)).toBe(0x8f);
+  });
+
+  it("a 10,000-level filter is refused without a subscribe effect", () => {
+    const client = new TestClient(5);
+    client.connectAccepted();
+    const actions = client.send(subscribe(4, [deep(10_000)]));
+    expect(effectsOf(actions).map((e) => e.kind)).toEqual(["closed"]);
+  });
+});

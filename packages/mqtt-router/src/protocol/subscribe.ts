@@ -1,12 +1,15 @@
 import type { ProtocolVersion, SubscribePacket, Subscription, UnsubscribePacket } from "../codec/packet.js";
 import { ReasonCode } from "../codec/reason-codes.js";
-import { parseSharedFilter } from "../codec/topic.js";
+import { parseSharedFilter, topicLevels } from "../codec/topic.js";
 import type { ServerLimits } from "./options.js";
 import type { Outbox } from "./outbox.js";
 import { violation, type Violation } from "./violation.js";
 
-/** SUBACK entries: a code the protocol layer decided, or undefined where the app's code goes. */
-type SubackSlots = readonly (number | undefined)[];
+/**
+ * SUBACK entries: a code the protocol layer decided, or the position of the forwarded
+ * subscription whose code the app decides (copies of one filter share a position).
+ */
+type SubackSlots = readonly (number | { readonly forwarded: number })[];
 
 /**
  * SUBSCRIBE and UNSUBSCRIBE round trips: refuses what the server's capabilities exclude, hands
@@ -28,23 +31,42 @@ export class SubscriptionRequests {
   ) {}
 
   /**
-   * SUBSCRIBE. A Subscription Identifier the server does not support ends the connection (0xA1);
-   * shared or wildcard filters it does not support are refused per entry (0x9E, 0xA2). A packet
-   * id still awaiting its SUBACK is refused with 0x91.
+   * SUBSCRIBE. A Subscription Identifier the server does not support ends the connection (0xA1),
+   * so do more filters than `maximumFiltersPerSubscribe` (0x97) and a filter deeper than
+   * `maximumTopicLevels` (0x8F); shared or wildcard filters it does not support are refused per
+   * entry (0x9E, 0xA2). A packet id still awaiting its SUBACK is refused with 0x91. Copies of one
+   * filter are forwarded once and answered alike.
    */
   onSubscribe(packet: SubscribePacket): Violation | undefined {
     const subId = packet.properties.subscriptionIdentifier;
     if (subId !== undefined && !this.limits.subscriptionIdentifiersAvailable) {
       return violation(ReasonCode.SubscriptionIdentifiersNotSupported, "Subscription Identifiers are not supported");
     }
+    const max = this.limits.maximumFiltersPerSubscribe;
+    if (packet.subscriptions.length > max) return violation(ReasonCode.QuotaExceeded, `more than ${max} topic filters in one SUBSCRIBE`);
+    const deep = packet.subscriptions.find((s) => topicLevels(s.topicFilter, this.version) > this.limits.maximumTopicLevels);
+    if (deep !== undefined) return violation(ReasonCode.TopicFilterInvalid, `topic filter deeper than ${this.limits.maximumTopicLevels} levels`);
     if (this.#subscribes.has(packet.packetId)) {
       this.#sendSuback(packet.packetId, packet.subscriptions.map(() => ReasonCode.PacketIdentifierInUse));
       return undefined;
     }
-    const slots = packet.subscriptions.map((s) => this.#refusal(s));
-    const forwarded = packet.subscriptions.filter((_, i) => slots[i] === undefined);
+    // Copies of one filter in a packet are one subscription: the last copy's options win, as if
+    // each replaced the one before [MQTT-3.8.4-3], and its retained messages are looked up once.
+    const forwarded: Subscription[] = [];
+    const positions = new Map<string, number>();
+    const slots = packet.subscriptions.map((s): number | { readonly forwarded: number } => {
+      const refused = this.#refusal(s);
+      if (refused !== undefined) return refused;
+      let position = positions.get(s.topicFilter);
+      if (position === undefined) {
+        position = forwarded.length;
+        positions.set(s.topicFilter, position);
+      }
+      forwarded[position] = s;
+      return { forwarded: position };
+    });
     if (forwarded.length === 0) {
-      this.#sendSuback(packet.packetId, slots.map((c) => c ?? ReasonCode.UnspecifiedError));
+      this.#sendSuback(packet.packetId, slots.map((c) => (typeof c === "number" ? c : ReasonCode.UnspecifiedError)));
       return undefined;
     }
     this.#subscribes.set(packet.packetId, slots);
@@ -66,10 +88,9 @@ export class SubscriptionRequests {
   subscribed(packetId: number, reasonCodes: readonly number[]): boolean {
     const slots = this.#subscribes.get(packetId);
     if (slots === undefined) return false;
-    if (slots.filter((s) => s === undefined).length !== reasonCodes.length) return false;
+    if (new Set(slots.filter((s) => typeof s !== "number").map((s) => s.forwarded)).size !== reasonCodes.length) return false;
     this.#subscribes.delete(packetId);
-    let next = 0;
-    this.#sendSuback(packetId, slots.map((s) => s ?? reasonCodes[next++] ?? ReasonCode.UnspecifiedError));
+    this.#sendSuback(packetId, slots.map((s) => (typeof s === "number" ? s : (reasonCodes[s.forwarded] ?? ReasonCode.UnspecifiedError))));
     return true;
   }
 

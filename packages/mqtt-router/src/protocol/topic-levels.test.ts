@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { TestClient, effectsOf, sentPackets } from "./test-client.test-helpers.js";
+
+describe("topic levels of PUBLISH and Will", () => {
+  const topic = (levels: number): string => Array.from({ length: levels }, () => "x").join("/");
+
+  it.each([0, 1] as const)("QoS %i: a PUBLISH deeper than maximumTopicLevels ends the connection with DISCONNECT 0x90", (qos) => {
+    const client = new TestClient(5, { maximumTopicLevels: 4 });
+    client.connectAccepted();
+    const ok = client.send({ type: "publish", topic: topic(4), qos, retain: false, dup: false, ...(qos === 0 ? {} : { packetId: 1 }), payload: new Uint8Array(1), properties: {} });
+    expect(effectsOf(ok)).toMatchObject([{ kind: "publish" }]);
+    const actions = client.send({ type: "publish", topic: topic(5), qos, retain: false, dup: false, ...(qos === 0 ? {} : { packetId: 2 }), payload: new Uint8Array(1), properties: {} });
+    expect(effectsOf(actions)).toMatchObject([{ kind: "closed", reasonCode: 0x90 }]);
+    expect(sentPackets(actions, 5)).toMatchObject([{ type: "disconnect", reasonCode: 0x90 }]);
+  });
+
+  it("a Will Topic deeper than maximumTopicLevels gets CONNACK 0x90 (v4: return code 3)", () => {
+    const will = { topic: topic(129), payload: new Uint8Array(1), qos: 0, retain: false, properties: {} } as const;
+    const v5 = new TestClient(5);
+    expect(sentPackets(v5.connect({ will }), 5)).toMatchObject([{ type: "connack", reasonCode: 0x90 }]);
+    const v4 = new TestClient(4);
+    expect(sentPackets(v4.connect({ will }), 4)).toMatchObject([{ type: "connack", reasonCode: 3 }]);
+  });
+});
+
