@@ -40,6 +40,12 @@ async function main(): Promise<void> {
     process.stderr.write(`handoff-broker: ${err.message}\n`);
     process.exit(1);
   }
+  // Last line of defence: a rejection nobody handled is a bug in one connection's continuation,
+  // not a reason to drop every client. Logged and counted; the per-connection guard catches the rest.
+  process.on("unhandledRejection", (err: unknown) => {
+    server.broker.counters.handlerErrors += 1;
+    log.error({ err }, "unhandled rejection; the broker keeps running");
+  });
   process.on("SIGHUP", () => {
     server.reload().catch((err: unknown) => {
       log.error({ err }, "auth reload failed; keeping the previous files");

@@ -7,15 +7,17 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { TlsOptions } from "node:tls";
+import { topicLevels } from "@handoff/mqtt-router";
 import type { Logger } from "pino";
 import { Authenticator } from "./auth/index.js";
 import type { BrokerConfig, TlsFiles } from "./config/index.js";
 import { createHttpServer, type HttpServer } from "./http/index.js";
 import { listenTcp, listenTls, type Listening } from "./listeners/tcp.js";
 import { listenWs } from "./listeners/ws.js";
-import { createBrokerMetrics, sysSnapshot, sysTopics } from "./metrics/index.js";
+import { createBrokerMetrics, registerSafetyMetrics, sysSnapshot, sysTopics } from "./metrics/index.js";
 import { accessFrom } from "./mqtt/access.js";
 import { Broker } from "./mqtt/broker.js";
+import { withinTopicLevels } from "./mqtt/snapshot-limits.js";
 import { SqliteStore } from "./storage/index.js";
 
 /** The broker's version, as `$SYS/broker/version` and the logs report it. */
@@ -58,7 +60,12 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
           },
         })
       : undefined;
-  const restored = store?.load();
+  const loaded = store?.load();
+  const limited = loaded === undefined ? undefined : withinTopicLevels(loaded, limits.maxTopicLevels);
+  for (const topic of limited?.skippedRetained ?? []) {
+    log.warn({ topic: topic.length > 200 ? `${topic.slice(0, 200)}…` : topic, levels: topicLevels(topic), max: limits.maxTopicLevels }, "stored retained message skipped: topic deeper than limits.maxTopicLevels");
+  }
+  const restored = limited?.snapshot;
   if (restored !== undefined) log.info({ sessions: restored.sessions.length, retained: restored.retained.length, file: store?.file }, "state restored");
   const broker = new Broker({
     ...(store === undefined ? {} : { store }),
@@ -86,6 +93,7 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
   const metrics = createBrokerMetrics();
   metrics.observeRouter(broker.router);
   metrics.observeConnections(() => broker.connections);
+  registerSafetyMetrics(metrics.registry, broker.counters);
 
   const listeners: Listening[] = [];
   const ports: Partial<Record<"mqtt" | "tls" | "ws" | "wss" | "http", number>> = {};
@@ -105,8 +113,8 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
     const { tcp, tls, ws, wss } = config.listeners;
     if (tcp !== undefined) listeners.push(await listenTcp(broker, log, tcp.host, tcp.port));
     if (tls !== undefined) listeners.push(await listenTls(broker, log, tls.host, tls.port, tlsOptions(tls)));
-    if (ws !== undefined) listeners.push(await listenWs(broker, log, { host: ws.host, port: ws.port, path: ws.path }));
-    if (wss !== undefined) listeners.push(await listenWs(broker, log, { host: wss.host, port: wss.port, path: wss.path, tls: tlsOptions(wss) }));
+    if (ws !== undefined) listeners.push(await listenWs(broker, log, { host: ws.host, port: ws.port, path: ws.path, maxPayload: limits.maxPacketSize }));
+    if (wss !== undefined) listeners.push(await listenWs(broker, log, { host: wss.host, port: wss.port, path: wss.path, tls: tlsOptions(wss), maxPayload: limits.maxPacketSize }));
     for (const l of listeners) ports[l.kind === "tcp" ? "mqtt" : l.kind] = l.address.port;
     if (config.http !== undefined) {
       http = createHttpServer({
@@ -115,6 +123,9 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
         registry: metrics.registry,
         status: () => ({ connections: broker.connections }),
         uptimeSeconds: () => (Date.now() - started) / 1000,
+        onError: (err) => {
+          log.warn({ err }, "HTTP request failed");
+        },
       });
       ports.http = (await http.listen()).port;
     }

@@ -17,7 +17,7 @@ export interface Harness {
 export async function startBroker(options: Partial<BrokerOptions> = {}): Promise<Harness> {
   const log = pino({ level: process.env["HANDOFF_TEST_LOG"] ?? "silent" });
   const broker = new Broker({ log, tickMs: 100, ...options });
-  const listeners: Listening[] = [await listenTcp(broker, log, "127.0.0.1", 0), await listenWs(broker, log, { host: "127.0.0.1", port: 0, path: "/mqtt" })];
+  const listeners: Listening[] = [await listenTcp(broker, log, "127.0.0.1", 0), await listenWs(broker, log, { host: "127.0.0.1", port: 0, path: "/mqtt", maxPayload: 1 << 20 })];
   const [tcp, ws] = listeners;
   if (tcp === undefined || ws === undefined) throw new Error("listeners did not start");
   const clients = new Set<MqttClient>();

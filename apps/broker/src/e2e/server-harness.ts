@@ -1,6 +1,6 @@
 // Test-only: a whole broker started through startServer from flags, in a fresh data directory,
 // with its MQTT.js clients and the directory cleaned up after each test.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import mqtt, { type MqttClient } from "mqtt";
@@ -63,9 +63,7 @@ export function serverFixture(): ServerFixture {
       dirs.push(d);
       for (const [name, text] of Object.entries(files)) writeFileSync(join(d, name), text);
       const extra = typeof flags === "function" ? flags(d) : flags;
-      const loaded = loadConfig(["--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0", "--data-dir", d, ...extra], {}, (p) => {
-        throw new Error(`no config file expected: ${p}`);
-      });
+      const loaded = loadConfig(["--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0", "--data-dir", d, ...extra], {}, (p) => readFileSync(p, "utf8"));
       if (loaded.kind !== "run") throw new Error("help");
       server = await startServer(loaded.config, log);
       return server;

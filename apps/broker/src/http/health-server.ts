@@ -53,13 +53,23 @@ function sendJson(res: ServerResponse, status: number, value: unknown, headers?:
   send(res, status, "application/json; charset=utf-8", JSON.stringify(value), headers);
 }
 
+/**
+ * The path of a request target, without its query. Not `new URL`: a target like `//[` is no URL
+ * and would throw; only the exact paths served matter, anything else is a 404.
+ */
+function pathOf(target: string | undefined): string {
+  const raw = target ?? "/";
+  const query = raw.indexOf("?");
+  return query === -1 ? raw : raw.slice(0, query);
+}
+
 /** Creates the server (not yet listening). */
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const uptime = options.uptimeSeconds ?? (() => process.uptime());
   let stopping = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    const path = pathOf(req.url);
     if (path !== "/health" && path !== "/metrics") {
       sendJson(res, 404, { error: "not found" });
       return;
@@ -82,7 +92,12 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   }
 
   const server: Server = createServer((req, res) => {
-    void handle(req, res);
+    // Nothing a request does may end the process: a failure is logged and answered with 500.
+    handle(req, res).catch((err: unknown) => {
+      options.onError?.(err);
+      if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
+      else res.destroy();
+    });
   });
 
   if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;

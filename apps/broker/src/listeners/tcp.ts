@@ -6,6 +6,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from "node:n
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import type { Logger } from "pino";
 import type { Broker } from "../mqtt/broker.js";
+import { pacedReader } from "./paced-reader.js";
 import { socketTransport } from "./socket-transport.js";
 
 /** A bound listener. */
@@ -36,37 +37,6 @@ function serve(server: Server, kind: "tcp" | "tls", broker: Broker, log: Logger)
   server.on("tlsClientError", (err: Error) => {
     log.info({ err: err.message }, "TLS handshake failed");
   });
-}
-
-/** Bytes handed to the protocol per event-loop turn, per connection. */
-const SLICE_BYTES = 4096;
-
-/**
- * Feeds a socket's data to `deliver` at most {@link SLICE_BYTES} per event-loop turn, pausing the
- * socket while a backlog remains. A 64 KiB read of small PUBLISHes fanned out to a thousand
- * subscribers is close to a million deliveries; taken in one go it would starve every other
- * connection (no CONNACK for anyone) and pile up output. Paced, the flooding publisher is slowed
- * by TCP itself while the rest of the broker keeps turning.
- */
-function pacedReader(socket: Socket, deliver: (slice: Uint8Array) => void): (chunk: Buffer) => void {
-  let backlog: Buffer | undefined;
-  const step = (): void => {
-    if (backlog === undefined || socket.destroyed) return;
-    const slice = backlog.subarray(0, SLICE_BYTES);
-    backlog = backlog.length > SLICE_BYTES ? backlog.subarray(SLICE_BYTES) : undefined;
-    deliver(slice);
-    if (backlog !== undefined) setImmediate(step);
-    else socket.resume();
-  };
-  return (chunk) => {
-    if (chunk.length <= SLICE_BYTES && backlog === undefined) {
-      deliver(chunk);
-      return;
-    }
-    backlog = backlog === undefined ? chunk : Buffer.concat([backlog, chunk]);
-    socket.pause();
-    step();
-  };
 }
 
 /** Binds `server` and resolves with its address. */

@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { Broker } from "../mqtt/broker.js";
 import { WriteBatch, type Transport } from "../mqtt/transport.js";
+import { pacedReader } from "./paced-reader.js";
 import { bind, type Listening } from "./tcp.js";
 
 function wsTransport(ws: WebSocket, remote: string, listener: "ws" | "wss"): Transport {
@@ -40,7 +41,14 @@ function wsTransport(ws: WebSocket, remote: string, listener: "ws" | "wss"): Tra
 export function listenWs(
   broker: Broker,
   log: Logger,
-  options: { readonly host: string; readonly port: number; readonly path: string; readonly tls?: TlsOptions },
+  options: {
+    readonly host: string;
+    readonly port: number;
+    readonly path: string;
+    readonly tls?: TlsOptions;
+    /** Largest WebSocket message accepted, bytes (the maximum packet size); larger ones close with 1009. */
+    readonly maxPayload: number;
+  },
 ): Promise<Listening> {
   const kind = options.tls === undefined ? "ws" : "wss";
   const server = options.tls === undefined ? createHttpServer() : createHttpsServer(options.tls);
@@ -53,14 +61,33 @@ export function listenWs(
     // Accept the `mqtt` subprotocol when offered (MQTT.js and browsers offer it) [MQTT-6.0.0-3].
     handleProtocols: (protocols) => (protocols.has("mqtt") ? "mqtt" : protocols.has("mqttv3.1") ? "mqttv3.1" : false),
     perMessageDeflate: false,
+    // ws's default is 100 MiB: a message may hold at most one whole maximum-size packet.
+    maxPayload: options.maxPayload,
   });
   wss.on("connection", (ws, req) => {
     const remote = `${req.socket.remoteAddress ?? "?"}:${String(req.socket.remotePort ?? 0)}`;
     const events = broker.attach(wsTransport(ws, remote, kind));
     if (events === undefined) return;
+    // Paced like TCP: one message can hold a hundred thousand packets.
+    const reader = pacedReader(
+      {
+        pause: () => {
+          ws.pause();
+        },
+        resume: () => {
+          ws.resume();
+        },
+        get destroyed() {
+          return ws.readyState === ws.CLOSED;
+        },
+      },
+      (slice) => {
+        events.data(slice);
+      },
+    );
     ws.on("message", (data: Buffer | ArrayBuffer | Buffer[]) => {
       const chunks = Array.isArray(data) ? data : [Buffer.isBuffer(data) ? data : Buffer.from(data)];
-      for (const chunk of chunks) events.data(chunk);
+      for (const chunk of chunks) reader(chunk);
     });
     ws.on("error", (err) => {
       log.debug({ err, remote }, "websocket error");

@@ -10,5 +10,6 @@ export {
   type QosLabel,
   type TrafficTotals,
 } from "./broker-metrics.js";
+export { registerSafetyMetrics, type SafetySource } from "./safety-metrics.js";
 export type { RouterSource, RouterStatsSource } from "./router-source.js";
 export { SYS_PREFIX, sysSnapshot, sysTopics, type BrokerInfo, type SysMessage, type SysSnapshot } from "./sys-topics.js";

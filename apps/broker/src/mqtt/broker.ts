@@ -53,6 +53,7 @@ export class Broker {
   readonly counters = new BrokerCounters();
   readonly #ctx: HandlerContext;
   readonly #handlers = new Set<ClientHandler>();
+  readonly #transports = new Map<ClientHandler, Transport>();
   readonly #maxConnections: number;
   readonly #timer: NodeJS.Timeout;
   #closing = false;
@@ -110,24 +111,57 @@ export class Broker {
     }
     const handler = new ClientHandler(this.#ctx, transport, open >= this.#maxConnections);
     this.#handlers.add(handler);
+    this.#transports.set(handler, transport);
     let closed = false;
     return {
       data: (chunk) => {
-        handler.receive(chunk);
+        this.#guard(handler, () => {
+          handler.receive(chunk);
+        });
       },
       closed: () => {
         if (closed) return;
         closed = true;
         this.#handlers.delete(handler);
-        handler.transportClosed();
+        this.#transports.delete(handler);
+        this.#guard(handler, () => {
+          handler.transportClosed();
+        });
       },
     };
+  }
+
+  /**
+   * Runs `work` for one connection. An error escaping it is a bug, but it is that connection's:
+   * it is logged and counted, and only that connection is dropped (its session released as on a
+   * lost connection); every other client keeps being served.
+   */
+  #guard(handler: ClientHandler, work: () => void): void {
+    try {
+      work();
+    } catch (err) {
+      this.counters.handlerErrors += 1;
+      this.#ctx.log.error({ err, clientId: handler.clientId }, "connection handler failed: closing that connection");
+      const transport = this.#transports.get(handler);
+      this.#handlers.delete(handler);
+      this.#transports.delete(handler);
+      transport?.destroy();
+      try {
+        handler.transportClosed();
+      } catch (again) {
+        this.#ctx.log.error({ err: again, clientId: handler.clientId }, "connection handler failed while closing");
+      }
+    }
   }
 
   /** Runs timers now: keep alive for every connection, then the router's wills and expiry. */
   tick(): void {
     const now = this.#ctx.clock.now();
-    for (const handler of this.#handlers) handler.tick(now);
+    for (const handler of this.#handlers) {
+      this.#guard(handler, () => {
+        handler.tick(now);
+      });
+    }
     for (const event of this.router.tick()) this.#ctx.log.info(event, event.kind);
   }
 
@@ -138,7 +172,11 @@ export class Broker {
   async close(graceMs = 2000): Promise<void> {
     this.#closing = true;
     clearInterval(this.#timer);
-    for (const handler of this.#handlers) handler.disconnect(ReasonCode.ServerShuttingDown);
+    for (const handler of this.#handlers) {
+      this.#guard(handler, () => {
+        handler.disconnect(ReasonCode.ServerShuttingDown);
+      });
+    }
     const deadline = Date.now() + graceMs;
     while (this.#handlers.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   }

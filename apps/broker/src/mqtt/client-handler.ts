@@ -487,7 +487,10 @@ export class ClientHandler implements DeliverySink {
     counters.connectionsOpen -= 1;
     if (cause === "protocol-error") counters.protocolErrors += 1;
     const id = this.#identity;
-    log.debug({ clientId: id?.clientId, cause, reasonCode, detail, remote: this.#transport.remote }, "client disconnected");
+    // A protocol error is the client's fault (malformed input, a limit exceeded): worth a line at info.
+    const fields = { clientId: id?.clientId, cause, reasonCode, detail, remote: this.#transport.remote };
+    if (cause === "protocol-error") log.info(fields, "client disconnected: protocol error");
+    else log.debug(fields, "client disconnected");
     if (id === undefined || this.#generation === undefined) return;
     // Refused by the router if this connection was displaced: it cannot release the session.
     router.disconnect(id.clientId, this.#generation, { publishWill, sessionExpiryInterval });

@@ -14,4 +14,13 @@ export class BrokerCounters {
   publishesDenied = 0;
   subscriptionsDenied = 0;
   protocolErrors = 0;
+  /** Errors that escaped a connection's handler; each closed that connection only. */
+  handlerErrors = 0;
+  /** How often each limit refused something, by limit name (e.g. `topic-levels`). */
+  readonly limitsExceeded: Record<string, number> = {};
+
+  /** Counts one refusal by `limit`. */
+  limitExceeded(limit: string): void {
+    this.limitsExceeded[limit] = (this.limitsExceeded[limit] ?? 0) + 1;
+  }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Packet } from "../codec/packet.js";
 import { TestClient, effectsOf, sentPackets } from "./test-client.test-helpers.js";
 
 describe("topic levels of PUBLISH and Will", () => {
@@ -7,9 +8,13 @@ describe("topic levels of PUBLISH and Will", () => {
   it.each([0, 1] as const)("QoS %i: a PUBLISH deeper than maximumTopicLevels ends the connection with DISCONNECT 0x90", (qos) => {
     const client = new TestClient(5, { maximumTopicLevels: 4 });
     client.connectAccepted();
-    const ok = client.send({ type: "publish", topic: topic(4), qos, retain: false, dup: false, ...(qos === 0 ? {} : { packetId: 1 }), payload: new Uint8Array(1), properties: {} });
+    const publish = (t: string, packetId: number): Packet =>
+      qos === 0
+        ? { type: "publish", topic: t, qos, retain: false, dup: false, payload: new Uint8Array(1), properties: {} }
+        : { type: "publish", topic: t, qos, retain: false, dup: false, packetId, payload: new Uint8Array(1), properties: {} };
+    const ok = client.send(publish(topic(4), 1));
     expect(effectsOf(ok)).toMatchObject([{ kind: "publish" }]);
-    const actions = client.send({ type: "publish", topic: topic(5), qos, retain: false, dup: false, ...(qos === 0 ? {} : { packetId: 2 }), payload: new Uint8Array(1), properties: {} });
+    const actions = client.send(publish(topic(5), 2));
     expect(effectsOf(actions)).toMatchObject([{ kind: "closed", reasonCode: 0x90 }]);
     expect(sentPackets(actions, 5)).toMatchObject([{ type: "disconnect", reasonCode: 0x90 }]);
   });
