@@ -114,6 +114,10 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
     limits: ctx.limits,
     stats: ctx.metrics,
     ...(options.cost === undefined ? {} : { cost: options.cost }),
+    // One flush per session per turn, however many frames the turn brought.
+    defer: (flush) => {
+      setImmediate(flush);
+    },
     sink: {
       send: (bytes) => {
         if (!ended) carrier.send(bytes);

@@ -224,6 +224,7 @@ describe("StreamDispatch: served subscriptions", () => {
     copy.createGroup(1);
     const [first] = h.io.opened(false);
     h.io.uniLeft = 1;
+    h.serving.streamsAvailable();
     dispatch.reset(first ?? -1, 8, true);
     expect(h.handlers.has(first ?? -1)).toBe(false);
     expect(h.groupsSent().map((g) => g.sequence)).toEqual([0, 1]);

@@ -1,16 +1,17 @@
 import { type Group, GroupReader, Track } from "@handoff/moq-resume";
 import { LITE_04, LITE_05, type LiteVersion } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
+import { MAX_STREAM_PAYLOAD } from "../transport/index.js";
 import { OutboundGroup } from "./outbound-group.js";
 import { CountingStats, FakeIo, frameBytes } from "./session.test-helpers.js";
 
 /** An outbound group of subscribe id 7 over a fresh group `sequence` of a track. */
-function setup(options: { sequence?: number; version?: LiteVersion; firstFrame?: number; priority?: () => number } = {}) {
+function setup(options: { sequence?: number; version?: LiteVersion; firstFrame?: number } = {}) {
   const track = new Track("video");
   const group = track.createGroup(options.sequence ?? 3, options.firstFrame === undefined ? {} : { firstFrame: options.firstFrame });
   const io = new FakeIo();
   const stats = new CountingStats();
-  const out = new OutboundGroup(options.version ?? LITE_04, 7, new GroupReader(group, track), options.priority ?? (() => 0), 0, stats);
+  const out = new OutboundGroup(options.version ?? LITE_04, 7, new GroupReader(group, track), stats);
   return { track, group, io, stats, out };
 }
 
@@ -122,12 +123,25 @@ describe("OutboundGroup", () => {
     expect([stats.groupsOut, stats.framesOut, stats.bytesOut]).toEqual([1, 2, 5]);
   });
 
-  it("reads its priority from the owner each time, so an update reorders it", () => {
-    let priority = 1;
-    const { out } = setup({ priority: () => priority });
-    expect(out.priority).toBe(1);
-    priority = 9;
-    expect(out.priority).toBe(9);
+  it("writes the frames available at one pump and the FIN in a single write", () => {
+    const { group, io, out } = setup();
+    write(group, 1, 2, 3);
+    group.finish();
+    expect(out.pump(io)).toBe("done");
+    const { id, messages } = sent(io);
+    expect(io.log.filter((c) => c.op === "write")).toEqual([{ op: "write", id, bytes: io.stream(id).chunks[0]?.length, fin: true }]);
+    expect(frameBytes(messages)).toEqual([1, 2, 3]);
+  });
+
+  it("splits what it gathers into writes of about one STREAM frame each", () => {
+    const { group, io, out } = setup();
+    for (let i = 0; i < 4; i++) group.write(new Uint8Array(MAX_STREAM_PAYLOAD / 2).fill(i));
+    group.finish();
+    expect(out.pump(io)).toBe("done");
+    const writes = io.log.flatMap((c) => (c.op === "write" ? [c.bytes] : []));
+    expect(writes.length).toBeGreaterThan(1);
+    for (const bytes of writes) expect(bytes).toBeLessThan(2 * MAX_STREAM_PAYLOAD);
+    expect(frameBytes(sent(io).messages)).toEqual([0, 1, 2, 3]);
   });
 
   it("abandon resets an opened stream with the code and drops the bytes held", () => {
@@ -161,10 +175,12 @@ describe("OutboundGroup", () => {
   it("writes the same encoded bytes object for a frame shared by two subscribers before lite-05", () => {
     const track = new Track("video");
     const group = track.createGroup(0);
-    group.write(Uint8Array.of(5, 5));
     const io = new FakeIo();
-    const a = new OutboundGroup(LITE_04, 1, new GroupReader(group, track), () => 0, 0, new CountingStats());
-    const b = new OutboundGroup(LITE_04, 2, new GroupReader(group, track), () => 0, 1, new CountingStats());
+    const a = new OutboundGroup(LITE_04, 1, new GroupReader(group, track), new CountingStats());
+    const b = new OutboundGroup(LITE_04, 2, new GroupReader(group, track), new CountingStats());
+    a.pump(io);
+    b.pump(io);
+    group.write(Uint8Array.of(6, 6));
     a.pump(io);
     b.pump(io);
     const [ida, idb] = io.opened(false);
@@ -180,10 +196,49 @@ describe("OutboundGroup", () => {
     const untimed = plain.createGroup(0);
     untimed.write(Uint8Array.of(3));
     const io2 = new FakeIo();
-    new OutboundGroup(LITE_05, 7, new GroupReader(untimed, plain), () => 0, 0, new CountingStats()).pump(io2);
+    new OutboundGroup(LITE_05, 7, new GroupReader(untimed, plain), new CountingStats()).pump(io2);
     out.pump(io);
     const timestamps = (m: ReturnType<typeof sent>["messages"]) => m.flatMap((x) => (x.type === "frame" ? [x.timestamp] : []));
     expect(timestamps(sent(io, LITE_05).messages)).toEqual([100, 140]);
     expect(timestamps(sent(io2, LITE_05).messages)).toEqual([0]);
+  });
+
+  it("shares a lite-05 frame's encoding between streams that read the group from its start", () => {
+    const track = new Track("video");
+    const group = track.createGroup(0);
+    const io = new FakeIo();
+    const a = new OutboundGroup(LITE_05, 1, new GroupReader(group, track), new CountingStats());
+    const b = new OutboundGroup(LITE_05, 2, new GroupReader(group, track), new CountingStats());
+    a.pump(io);
+    b.pump(io);
+    group.write(Uint8Array.of(1), 100);
+    a.pump(io);
+    b.pump(io);
+    group.write(Uint8Array.of(2), 140);
+    a.pump(io);
+    b.pump(io);
+    const [ida, idb] = io.opened(false);
+    expect(io.stream(ida ?? -1).chunks[2]).toBe(io.stream(idb ?? -1).chunks[2]);
+    const timestamps = (id: number) => io.messages(id, { role: "accepted-uni", version: LITE_05 }).flatMap((x) => (x.type === "frame" ? [x.timestamp] : []));
+    expect([timestamps(ida ?? -1), timestamps(idb ?? -1)]).toEqual([[100, 140], [100, 140]]);
+  });
+
+  it("encodes a lite-05 frame afresh for a stream whose previous timestamp differs", () => {
+    const first = Uint8Array.of(1);
+    const second = Uint8Array.of(2);
+    const track = new Track("video");
+    const whole = track.createGroup(0);
+    whole.write(first, 100);
+    whole.write(second, 140);
+    const other = new Track("video");
+    // A copy that joined mid-group: its reader gets only the second frame, after a gap.
+    const tail = other.createGroup(0, { firstFrame: 1 });
+    tail.write(second, 140);
+    const io = new FakeIo();
+    new OutboundGroup(LITE_05, 1, new GroupReader(whole, track), new CountingStats()).pump(io);
+    new OutboundGroup(LITE_05, 2, new GroupReader(tail, other), new CountingStats()).pump(io);
+    const [ida, idb] = io.opened(false);
+    const timestamps = (id: number) => io.messages(id, { role: "accepted-uni", version: LITE_05 }).flatMap((x) => (x.type === "frame" ? [x.timestamp] : []));
+    expect([timestamps(ida ?? -1), timestamps(idb ?? -1)]).toEqual([[100, 140], [140]]);
   });
 });

@@ -1,12 +1,26 @@
 import type { GroupReader } from "@handoff/moq-resume";
 import { FrameEncoder, LiteStreamWriter, framesHaveTimestamps, type LiteVersion } from "@handoff/moq-resume/lite";
-import type { StreamId } from "../transport/index.js";
+import { concatBytes } from "../transport/bytes.js";
+import { MAX_STREAM_PAYLOAD, type StreamId } from "../transport/index.js";
 import type { Scheduled } from "./scheduler.js";
 import type { SessionStats } from "./stats.js";
 import type { StreamIo } from "./stream-io.js";
 
 /** Encoded frames (size prefix + payload) by payload, shared by every outbound group (lite-01..04). */
 const encodedFrames = new WeakMap<Uint8Array, Uint8Array>();
+
+/**
+ * lite-05 frames by payload: the header carries the timestamp as a delta from the stream's previous
+ * frame, so an encoding is shared by the streams that had the same previous timestamp (every
+ * subscriber that read the group from its start).
+ */
+const timedFrames = new WeakMap<Uint8Array, { readonly previous: number; readonly timestamp: number; readonly bytes: Uint8Array }>();
+
+/**
+ * Bytes gathered into one write: what one qmux STREAM frame (one WebSocket message) carries, so the
+ * frames that arrived in one turn leave together instead of one message each.
+ */
+const COALESCE_BYTES = MAX_STREAM_PAYLOAD;
 
 /** What one pump of a group stream achieved. */
 export type PumpResult =
@@ -21,39 +35,33 @@ export type PumpResult =
 
 /**
  * One group sent to the peer on its own uni stream: the GROUP header, then each frame as the
- * shared copy receives it, then FIN. Bytes the framing did not accept stay here until it has room.
+ * shared copy receives it, then FIN. What is available at a pump goes out in one write (FIN with
+ * the last frame); bytes the framing did not accept stay here until it has room.
  */
 export class OutboundGroup implements Scheduled {
   /** The stream, once opened. */
   streamId: StreamId | undefined;
   readonly sequence: number;
-  readonly #chunks: Uint8Array[] = [];
-  readonly #frames: FrameEncoder;
+  #held: Uint8Array[] = [];
+  #heldBytes = 0;
+  /** The timestamp of the last frame encoded (lite-05 headers carry deltas from it). */
+  #previous = 0;
+  readonly #timed: boolean;
   #done = false;
 
   constructor(
     private readonly version: LiteVersion,
     private readonly subscribeId: number,
     private readonly reader: GroupReader,
-    /** The owner's current priority (SUBSCRIBE_UPDATE may change it). */
-    private readonly priorityOf: () => number,
-    readonly order: number,
     private readonly stats: SessionStats,
   ) {
     this.sequence = reader.sequence;
-    this.#frames = new FrameEncoder(version);
-  }
-
-  /** @inheritdoc */
-  get priority(): number {
-    return this.priorityOf();
+    this.#timed = framesHaveTimestamps(version);
   }
 
   /** Encoded bytes waiting here for the framing to take them. */
   get pendingBytes(): number {
-    let total = 0;
-    for (const chunk of this.#chunks) total += chunk.length;
-    return total;
+    return this.#heldBytes;
   }
 
   /** True once FIN or a reset was written. */
@@ -70,7 +78,7 @@ export class OutboundGroup implements Scheduled {
       this.streamId = id;
       this.stats.group("out");
       const writer = new LiteStreamWriter(this.version);
-      this.#chunks.push(
+      this.#hold(
         writer.encodeAll([
           { type: "stream_header", kind: "group" },
           { type: "group", subscribe: this.subscribeId, sequence: this.sequence },
@@ -79,65 +87,103 @@ export class OutboundGroup implements Scheduled {
     }
     const id = this.streamId;
     for (;;) {
-      while (this.#chunks.length > 0) {
-        const chunk = this.#chunks[0];
-        if (chunk === undefined) break;
-        const accepted = io.write(id, chunk, false);
-        if (accepted < chunk.length) {
-          this.#chunks[0] = chunk.subarray(accepted);
-          return "blocked";
-        }
-        this.#chunks.shift();
-      }
-      const event = this.reader.readFrame();
-      switch (event.kind) {
-        case "frame":
-          this.stats.frame("out", event.payload.length);
-          this.#chunks.push(this.#encode(event.payload, event.timestamp));
-          continue;
-        case "gap":
-          // Frames that no copy holds cannot be sent; the rest of the group still can.
-          continue;
-        case "pending":
-          return "idle";
-        case "end":
-          io.write(id, new Uint8Array(0), true);
-          this.#done = true;
-          return "done";
-        case "lost":
-          io.reset(id, 0);
-          this.#done = true;
-          return "done";
-        default: {
-          const never: never = event;
-          throw new Error(`unexpected frame event ${JSON.stringify(never)}`);
+      let fin = false;
+      gather: while (this.#heldBytes < COALESCE_BYTES) {
+        const event = this.reader.readFrame();
+        switch (event.kind) {
+          case "frame":
+            this.stats.frame("out", event.payload.length);
+            this.#hold(this.#encode(event.payload, event.timestamp));
+            continue;
+          case "gap":
+            // Frames that no copy holds cannot be sent; the rest of the group still can.
+            continue;
+          case "pending":
+            break gather;
+          case "end":
+            fin = true;
+            break gather;
+          case "lost":
+            this.#release();
+            io.reset(id, 0);
+            this.#done = true;
+            return "done";
+          default: {
+            const never: never = event;
+            throw new Error(`unexpected frame event ${JSON.stringify(never)}`);
+          }
         }
       }
+      if (this.#heldBytes === 0 && !fin) return "idle";
+      const full = this.#heldBytes >= COALESCE_BYTES;
+      const bytes = this.#take();
+      const accepted = io.write(id, bytes, fin);
+      if (accepted < bytes.length) {
+        // FIN was not applied; the group reader reports its end again on the next pump.
+        this.#hold(bytes.subarray(accepted));
+        return "blocked";
+      }
+      if (fin) {
+        this.#done = true;
+        return "done";
+      }
+      if (!full) return "idle";
     }
   }
 
+  #hold(bytes: Uint8Array): void {
+    this.#held.push(bytes);
+    this.#heldBytes += bytes.length;
+  }
+
+  /** What is held, as one buffer (the very object when there is one). */
+  #take(): Uint8Array {
+    const held = this.#held;
+    const first = held[0];
+    const out = held.length === 1 && first !== undefined ? first : concatBytes(held, this.#heldBytes);
+    this.#release();
+    return out;
+  }
+
+  #release(): void {
+    this.#held = [];
+    this.#heldBytes = 0;
+  }
+
   #encode(payload: Uint8Array, timestamp: number | undefined): Uint8Array {
-    // Every subscriber of a track reads the same payload object, and before lite-05 a frame's
-    // bytes do not depend on the stream: encode it once for all of them. One buffer per frame
-    // also makes header and payload leave in one STREAM frame (one WebSocket message).
-    const shareable = !framesHaveTimestamps(this.version);
-    const cached = shareable ? encodedFrames.get(payload) : undefined;
-    if (cached !== undefined) return cached;
+    // Every subscriber of a track reads the same payload object: encode it once for all of them.
+    // One buffer per frame also lets a lone frame leave without a copy.
+    if (!this.#timed) {
+      const cached = encodedFrames.get(payload);
+      if (cached !== undefined) return cached;
+      const out = withHeader(new FrameEncoder(this.version).header(payload.length), payload);
+      encodedFrames.set(payload, out);
+      return out;
+    }
     // lite-05 carries the publisher's timestamp unchanged; a frame from a lite-01..04 publisher
     // has none and goes out as 0 (see the README).
-    const head = this.#frames.header(payload.length, shareable ? undefined : (timestamp ?? 0));
-    const out = new Uint8Array(head.length + payload.length);
-    out.set(head, 0);
-    out.set(payload, head.length);
-    if (shareable) encodedFrames.set(payload, out);
-    return out;
+    const stamp = timestamp ?? 0;
+    const previous = this.#previous;
+    this.#previous = stamp;
+    const cached = timedFrames.get(payload);
+    if (cached?.previous === previous && cached.timestamp === stamp) return cached.bytes;
+    const bytes = withHeader(new FrameEncoder(this.version, previous).header(payload.length, stamp), payload);
+    timedFrames.set(payload, { previous, timestamp: stamp, bytes });
+    return bytes;
   }
 
   /** Abandons the group (skipped, unsubscribed or the peer stopped it). */
   abandon(io: StreamIo, code: number): void {
     if (this.#done) return;
     this.#done = true;
-    this.#chunks.length = 0;
+    this.#release();
     if (this.streamId !== undefined) io.reset(this.streamId, code);
   }
+}
+
+function withHeader(head: Uint8Array, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(head.length + payload.length);
+  out.set(head, 0);
+  out.set(payload, head.length);
+  return out;
 }

@@ -1,30 +1,227 @@
+/**
+ * The send order of a session's outbound group streams, kept in order as groups are added and
+ * retired (never re-sorted), by moq-lite's rules: the subscriber's priority first (higher first),
+ * then, within one subscription, its `ordered` flag: oldest group first when ordered, newest first
+ * otherwise (live playback wants the newest). Subscriptions of one priority take turns.
+ *
+ * Groups only wait when the peer's stream limit is reached. Until then every group gets its stream
+ * at once, in arrival (sequence) order, which is what a reader in sequence order expects; the
+ * newest-first rule decides who gets the streams the peer frees while a backlog waits.
+ * @module
+ */
+
 /** What the scheduler needs to know of an outbound group stream. */
 export interface Scheduled {
-  /** Track priority from the SUBSCRIBE (higher first). */
-  readonly priority: number;
-  /** Group sequence (older first within a priority, so readers in sequence order skip nothing). */
+  /** Group sequence. */
   readonly sequence: number;
-  /** Creation order, the final tie-break. */
-  readonly order: number;
 }
 
-/** Send order: higher priority first, then the older group, then the earlier one. */
-export function compareScheduled(a: Scheduled, b: Scheduled): number {
-  if (a.priority !== b.priority) return b.priority - a.priority;
-  if (a.sequence !== b.sequence) return a.sequence - b.sequence;
-  return a.order - b.order;
+/**
+ * One subscription's group streams in sequence order: every live one (to pick what to drop) and
+ * those still waiting for a stream (to pick what to open next). Groups nearly always arrive in
+ * sequence order, so an insert is an append; a late lower group costs a binary search.
+ */
+export class Lane<T extends Scheduled> {
+  /** The subscription's priority (higher first); SUBSCRIBE_UPDATE may change it. */
+  priority: number;
+  /** Oldest first when true, newest first otherwise; SUBSCRIBE_UPDATE may change it. */
+  ordered: boolean;
+  /** Opened groups that wrote everything available and wait for the next frame. */
+  readonly idle = new Set<T>();
+  readonly #all: T[] = [];
+  readonly #waiting: T[] = [];
+
+  constructor(priority: number, ordered: boolean) {
+    this.priority = priority;
+    this.ordered = ordered;
+  }
+
+  /** Live groups (waiting or opened). */
+  get size(): number {
+    return this.#all.length;
+  }
+
+  /** Groups waiting for a stream. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
+  /** Every live group, oldest first. */
+  get items(): readonly T[] {
+    return this.#all;
+  }
+
+  /** The oldest live group: the first to drop when the session is over its bound. */
+  get oldest(): T | undefined {
+    return this.#all[0];
+  }
+
+  /** Adds a new group, waiting for a stream. */
+  add(item: T): void {
+    insertSorted(this.#all, item);
+    insertSorted(this.#waiting, item);
+  }
+
+  /**
+   * The waiting group to open next: the oldest, unless streams are `contended` (a backlog waits
+   * for the peer's limit) and the subscription is not ordered: then the newest.
+   */
+  next(contended: boolean): T | undefined {
+    return this.ordered || !contended ? this.#waiting[0] : this.#waiting[this.#waiting.length - 1];
+  }
+
+  /** `item` got its stream: it no longer waits. */
+  opened(item: T): void {
+    removeSorted(this.#waiting, item);
+  }
+
+  /** Forgets `item` (done, dropped or abandoned). */
+  remove(item: T): void {
+    removeSorted(this.#all, item);
+    removeSorted(this.#waiting, item);
+    this.idle.delete(item);
+  }
 }
 
-/** The entry to skip when over the limit: the oldest group of the lowest priority. */
-export function victim<T extends Scheduled>(items: readonly T[]): T | undefined {
-  let worst: T | undefined;
-  for (const item of items) {
-    if (worst === undefined) {
-      worst = item;
-      continue;
+interface Level<L> {
+  readonly priority: number;
+  /** Insertion order is the turn order: the first lane goes next, then moves to the back. */
+  readonly lanes: Set<L>;
+}
+
+/**
+ * The lanes that have groups waiting for a stream, by priority (highest first). Lanes of one
+ * priority take turns, so one subscription's backlog cannot starve another's at the same level.
+ * Every operation costs O(log levels), with at most 256 levels (the priority is a byte).
+ */
+export class ReadyLanes<L extends { readonly priority: number }> {
+  /** Highest priority first. */
+  readonly #levels: Level<L>[] = [];
+  readonly #levelOf = new Map<L, Level<L>>();
+
+  /** Lanes held. */
+  get size(): number {
+    return this.#levelOf.size;
+  }
+
+  /** Holds `lane` at its current priority (moves it if its priority changed). */
+  add(lane: L): void {
+    const current = this.#levelOf.get(lane);
+    if (current?.priority === lane.priority) return;
+    if (current !== undefined) this.delete(lane);
+    const level = this.#level(lane.priority);
+    level.lanes.add(lane);
+    this.#levelOf.set(lane, level);
+  }
+
+  /** Stops holding `lane`. */
+  delete(lane: L): void {
+    const level = this.#levelOf.get(lane);
+    if (level === undefined) return;
+    this.#levelOf.delete(lane);
+    level.lanes.delete(lane);
+    if (level.lanes.size === 0) this.#levels.splice(this.#index(level.priority), 1);
+  }
+
+  /** Holds nothing. */
+  clear(): void {
+    this.#levels.length = 0;
+    this.#levelOf.clear();
+  }
+
+  /** The lane whose turn it is: the first of the highest priority. */
+  peek(): L | undefined {
+    const level = this.#levels[0];
+    if (level === undefined) return undefined;
+    for (const lane of level.lanes) return lane;
+    return undefined;
+  }
+
+  /** `lane` had its turn: it goes to the back of its priority. */
+  rotate(lane: L): void {
+    const level = this.#levelOf.get(lane);
+    if (level === undefined) return;
+    level.lanes.delete(lane);
+    level.lanes.add(lane);
+  }
+
+  #level(priority: number): Level<L> {
+    const at = this.#index(priority);
+    const found = this.#levels[at];
+    if (found?.priority === priority) return found;
+    const level: Level<L> = { priority, lanes: new Set() };
+    this.#levels.splice(at, 0, level);
+    return level;
+  }
+
+  /** Where `priority` is or would go in the descending list. */
+  #index(priority: number): number {
+    let lo = 0;
+    let hi = this.#levels.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const level = this.#levels[mid];
+      if (level !== undefined && level.priority > priority) lo = mid + 1;
+      else hi = mid;
     }
-    // Lowest priority loses; within it the oldest group is the least useful to a live reader.
-    if (item.priority < worst.priority || (item.priority === worst.priority && item.sequence < worst.sequence)) worst = item;
+    return lo;
+  }
+}
+
+/**
+ * The group to drop when a session is over its bound: the oldest group of the lowest priority
+ * (lower-priority and older first, as moq-lite drops). Costs one look per subscription, not per
+ * group.
+ */
+export function victim<T extends Scheduled>(lanes: Iterable<Lane<T>>): T | undefined {
+  let worst: T | undefined;
+  let worstPriority = 0;
+  for (const lane of lanes) {
+    const oldest = lane.oldest;
+    if (oldest === undefined) continue;
+    if (worst === undefined || lane.priority < worstPriority || (lane.priority === worstPriority && oldest.sequence < worst.sequence)) {
+      worst = oldest;
+      worstPriority = lane.priority;
+    }
   }
   return worst;
+}
+
+/** Inserts after every item of a lower or equal sequence (equal ones keep arrival order). */
+function insertSorted<T extends Scheduled>(items: T[], item: T): void {
+  const last = items[items.length - 1];
+  if (last === undefined || last.sequence <= item.sequence) {
+    items.push(item);
+    return;
+  }
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = items[mid];
+    if (at !== undefined && at.sequence <= item.sequence) lo = mid + 1;
+    else hi = mid;
+  }
+  items.splice(lo, 0, item);
+}
+
+/** Removes `item` (found by binary search on its sequence); false when absent. */
+function removeSorted<T extends Scheduled>(items: T[], item: T): boolean {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = items[mid];
+    if (at !== undefined && at.sequence < item.sequence) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < items.length; i++) {
+    const at = items[i];
+    if (at?.sequence !== item.sequence) return false;
+    if (at === item) {
+      items.splice(i, 1);
+      return true;
+    }
+  }
+  return false;
 }

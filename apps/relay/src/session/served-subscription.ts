@@ -13,8 +13,8 @@ export interface ServeHost {
   failed(sub: ServedSubscription, code: number): void;
   /** Group `sequence` cannot be delivered (evicted or aborted before it was handed out): tell the peer. */
   dropped(sub: ServedSubscription, sequence: number): void;
-  /** Something may be writable now. */
-  kick(): void;
+  /** `sub`'s track changed (a frame, a group, an update): its waiting groups may have data now. */
+  kick(sub: ServedSubscription): void;
 }
 
 /**
@@ -26,6 +26,8 @@ export class ServedSubscription {
   readonly id: number;
   /** Current priority (SUBSCRIBE_UPDATE may change it). */
   priority: number;
+  /** Oldest group first when true, newest first otherwise (SUBSCRIBE_UPDATE may change it). */
+  ordered: boolean;
   /** Groups handed out to the scheduler and not yet done. */
   openGroups = 0;
   readonly #reader: TrackReader<Track>;
@@ -46,6 +48,7 @@ export class ServedSubscription {
   ) {
     this.id = msg.id;
     this.priority = msg.priority;
+    this.ordered = msg.ordered;
     this.#end = msg.endGroup;
     this.#from = msg.startGroup;
     this.#reader = track.subscribe({
@@ -65,7 +68,7 @@ export class ServedSubscription {
   /** Hands every group available now to the host. */
   pump(): void {
     if (this.#closed || this.#ended) {
-      if (!this.#closed) this.host.kick();
+      if (!this.#closed) this.host.kick(this);
       return;
     }
     for (;;) {
@@ -85,12 +88,12 @@ export class ServedSubscription {
           continue;
         case "pending":
           if (this.#endReached()) return;
-          this.host.kick();
+          this.host.kick(this);
           return;
         case "finished":
           this.#ended = true;
           this.host.finished(this);
-          this.host.kick();
+          this.host.kick(this);
           return;
         case "error":
           // The upstream's own code where it gave one (a refusal, a failure); a publisher that
@@ -108,6 +111,7 @@ export class ServedSubscription {
   /** Applies a SUBSCRIBE_UPDATE. */
   update(msg: SubscribeUpdate): void {
     this.priority = msg.priority;
+    this.ordered = msg.ordered;
     if (msg.startGroup !== undefined) {
       this.#reader.startAt(msg.startGroup);
       this.#from = msg.startGroup;
@@ -132,7 +136,7 @@ export class ServedSubscription {
     if (from <= end && !this.#reader.hasSettled(from, end)) return false;
     this.#ended = true;
     this.host.finished(this);
-    this.host.kick();
+    this.host.kick(this);
     return true;
   }
 

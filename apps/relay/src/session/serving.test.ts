@@ -17,8 +17,8 @@ function serving(fields: Parameters<typeof subscribeMsg>[2] = {}, options: Harne
 }
 
 /** The copy the publisher fills for `track` of `cam`, after the peer's SUBSCRIBE on `stream`. */
-function subscribeTrack(h: Harness, stream: StreamId, id: number, track: string, priority: number): Track {
-  h.serve(stream, subscribeMsg(id, "cam", { track, priority, startGroup: 0 }));
+function subscribeTrack(h: Harness, stream: StreamId, id: number, track: string, priority: number, ordered = true): Track {
+  h.serve(stream, subscribeMsg(id, "cam", { track, priority, ordered, startGroup: 0 }));
   const copy = h.origin.upstreamCopy("cam", track);
   if (copy === undefined) throw new Error(`no copy of ${track}`);
   return copy;
@@ -122,6 +122,7 @@ describe("Serving: scheduling", () => {
     finishedGroup(high, 3, 0);
     expect(h.io.opened(false)).toEqual([]);
     h.io.uniLeft = Number.POSITIVE_INFINITY;
+    h.serving.streamsAvailable();
     h.serving.flush();
     expect(h.groupsSent()).toEqual([
       { subscribe: 2, sequence: 3 },
@@ -131,25 +132,44 @@ describe("Serving: scheduling", () => {
     ]);
   });
 
-  it("opens any set of waiting groups in priority order, then sequence order", () => {
-    const track = fc.record({ priority: fc.integer({ min: 0, max: 255 }), sequences: fc.uniqueArray(fc.integer({ min: 0, max: 50 }), { minLength: 1, maxLength: 5 }) });
+  it("opens the newest waiting group first for a subscription that is not ordered", () => {
+    const h = new Harness();
+    h.publisher("cam");
+    h.io.uniLeft = 0;
+    const copy = subscribeTrack(h, 0, 1, "live", 0, false);
+    for (const sequence of [0, 1, 2]) finishedGroup(copy, sequence, 0);
+    h.io.uniLeft = Number.POSITIVE_INFINITY;
+    h.serving.streamsAvailable();
+    h.serving.flush();
+    expect(h.groupsSent().map((g) => g.sequence)).toEqual([2, 1, 0]);
+  });
+
+  it("opens any set of waiting groups in priority order, each subscription oldest first when ordered, else newest first", () => {
+    const track = fc.record({
+      priority: fc.integer({ min: 0, max: 255 }),
+      ordered: fc.boolean(),
+      sequences: fc.uniqueArray(fc.integer({ min: 0, max: 50 }), { minLength: 1, maxLength: 5 }),
+    });
     fc.assert(
       fc.property(fc.array(track, { minLength: 1, maxLength: 4 }), (tracks) => {
         const h = new Harness();
         h.publisher("cam");
         h.io.uniLeft = 0;
-        const copies = tracks.map((t, i) => subscribeTrack(h, i * 4, i, `t${String(i)}`, t.priority));
+        const copies = tracks.map((t, i) => subscribeTrack(h, i * 4, i, `t${String(i)}`, t.priority, t.ordered));
         tracks.forEach((t, i) => {
           for (const sequence of t.sequences) copies[i]?.createGroup(sequence).finish();
         });
         h.io.uniLeft = Number.POSITIVE_INFINITY;
+        h.serving.streamsAvailable();
         h.serving.flush();
-        const expected = tracks
-          .flatMap((t, i) => t.sequences.map((sequence) => ({ priority: t.priority, sequence, subscribe: i })))
-          .sort((a, b) => b.priority - a.priority || a.sequence - b.sequence || a.subscribe - b.subscribe)
-          .map((g) => ({ priority: g.priority, sequence: g.sequence }));
-        const sent = h.groupsSent().map((g) => ({ priority: tracks[g.subscribe]?.priority, sequence: g.sequence }));
-        expect(sent).toEqual(expected);
+        const sent = h.groupsSent();
+        expect(sent).toHaveLength(tracks.reduce((n, t) => n + t.sequences.length, 0));
+        const priorities = sent.map((g) => tracks[g.subscribe]?.priority ?? -1);
+        expect(priorities).toEqual([...priorities].sort((a, b) => b - a));
+        tracks.forEach((t, i) => {
+          const sorted = [...t.sequences].sort((a, b) => a - b);
+          expect(sent.filter((g) => g.subscribe === i).map((g) => g.sequence)).toEqual(t.ordered ? sorted : sorted.reverse());
+        });
       }),
       { numRuns: 200 },
     );
@@ -165,6 +185,7 @@ describe("Serving: scheduling", () => {
     finishedGroup(b, 0, 0);
     h.served(0).update(update({ priority: 9, startGroup: 0 }));
     h.io.uniLeft = Number.POSITIVE_INFINITY;
+    h.serving.streamsAvailable();
     h.serving.flush();
     expect(h.groupsSent().map((g) => g.subscribe)).toEqual([1, 2]);
   });
@@ -197,6 +218,7 @@ describe("Serving: scheduling", () => {
     finishedGroup(copy, 1, 1);
     expect(h.io.log.filter((c) => c.op === "reset")).toEqual([]);
     h.io.uniLeft = Number.POSITIVE_INFINITY;
+    h.serving.streamsAvailable();
     h.serving.flush();
     expect(h.groupsSent().map((g) => g.sequence)).toEqual([1]);
   });
@@ -211,6 +233,8 @@ describe("Serving: scheduling", () => {
     const [first] = h.io.opened(false);
     if (first === undefined) throw new Error("no group stream");
     h.io.uniLeft = 1;
+    // The peer's stop frees a stream: it raises the limit (streams-available), then the stop lands.
+    h.serving.streamsAvailable();
     h.serving.abandon(outbound(h, first), RelayCode.Cancel);
     expect(h.groupsSent().map((g) => g.sequence)).toEqual([0, 1]);
     expect(h.handlers.has(first)).toBe(false);
@@ -224,6 +248,8 @@ describe("Serving: scheduling", () => {
     group.write(new Uint8Array(100));
     expect(h.serving.pendingBytes).toBeGreaterThan(100);
     h.io.credit = Number.POSITIVE_INFINITY;
+    const [stream] = h.io.opened(false);
+    h.serving.writable(stream ?? -1);
     h.serving.flush();
     expect(h.serving.pendingBytes).toBe(0);
   });
@@ -233,6 +259,68 @@ describe("Serving: scheduling", () => {
     h.closed = true;
     finishedGroup(copy, 0, 1);
     expect(h.io.opened(false)).toEqual([]);
+  });
+});
+
+describe("Serving: what a flush visits", () => {
+  /** One subscription with `groups` groups of one frame each, `streams` of them opened, no credit left. */
+  function backlog(groups: number, streams: number) {
+    const h = new Harness({ limits: { maxOutboundGroups: 1000 } });
+    h.publisher("cam");
+    h.io.uniLeft = streams;
+    h.io.credit = 0;
+    const copy = subscribeTrack(h, 0, 1, "video", 0);
+    const open = [];
+    for (let g = 0; g < groups; g++) {
+      const group = copy.createGroup(g);
+      group.write(Uint8Array.of(g % 256));
+      open.push(group);
+    }
+    return { h, copy, open };
+  }
+
+  it("a new frame behind a stalled backlog visits no stream: nothing it could write to changed", () => {
+    // 60 groups stay in the track's 32-group cache from 28 on: 40 is opened and stalled, 59 waits.
+    const { h, open } = backlog(60, 50);
+    expect(h.io.opened(false)).toHaveLength(50);
+    const before = h.serving.pumps;
+    open[59]?.write(Uint8Array.of(1));
+    open[40]?.write(Uint8Array.of(1));
+    expect(h.serving.pumps - before).toBe(0);
+  });
+
+  it("room on one stream pumps that stream alone", () => {
+    const { h } = backlog(60, 50);
+    const [first] = h.io.opened(false);
+    h.io.credit = Number.POSITIVE_INFINITY;
+    const before = h.serving.pumps;
+    h.serving.writable(first ?? -1);
+    h.serving.flush();
+    expect(h.serving.pumps - before).toBe(1);
+  });
+
+  it("a freed stream opens only the next waiting group", () => {
+    const { h } = backlog(60, 50);
+    h.io.uniLeft = 1;
+    const before = h.serving.pumps;
+    h.serving.streamsAvailable();
+    h.serving.flush();
+    // The one that opens, and the refused attempt that finds the limit again.
+    expect(h.serving.pumps - before).toBe(2);
+    expect(h.io.opened(false)).toHaveLength(51);
+  });
+
+  it("a new frame pumps only the subscription's streams that were waiting for one", () => {
+    const h = new Harness();
+    h.publisher("cam");
+    const quiet = subscribeTrack(h, 0, 1, "quiet", 0);
+    const live = subscribeTrack(h, 4, 2, "live", 0);
+    for (let g = 0; g < 100; g++) quiet.createGroup(g).write(Uint8Array.of(0));
+    const group = live.createGroup(0);
+    const before = h.serving.pumps;
+    group.write(Uint8Array.of(1));
+    expect(h.serving.pumps - before).toBe(1);
+    expect(frameBytes(h.groupMessages(h.io.opened(false)[100] ?? -1))).toEqual([1]);
   });
 });
 
@@ -318,6 +406,7 @@ describe("Serving: the end of a subscription", () => {
     first.finish();
     expect(h.io.stream(0).fin).toBe(false);
     h.io.uniLeft = 1;
+    h.serving.streamsAvailable();
     h.serving.flush();
     const [g0, g1] = h.io.opened(false);
     const finOfSubscribe = h.io.finAt(0);

@@ -5,23 +5,33 @@ import type { StreamId } from "../transport/index.js";
 import { refuse, turnDown, type SessionContext } from "./context.js";
 import type { Handler } from "./handler.js";
 import { RelayCode } from "./limits.js";
-import { OutboundGroup } from "./outbound-group.js";
-import { compareScheduled, victim } from "./scheduler.js";
+import { OutboundGroup, type PumpResult } from "./outbound-group.js";
+import { Lane, ReadyLanes, victim } from "./scheduler.js";
 import { ServedSubscription } from "./served-subscription.js";
 import { SubscribeResponder } from "./subscribe-response.js";
 
 /**
  * The subscribe-serving side of a session: the peer's SUBSCRIBEs served from the origin's shared
- * track copies, and the scheduling of their groups onto outbound streams.
+ * track copies, and the scheduling of their groups onto outbound streams. Scheduling costs what
+ * changed, not the backlog: groups waiting for a stream are kept in send order ({@link ReadyLanes}),
+ * and a flush pumps only the streams that gained data (a kick of their subscription) or room (a
+ * writable event), then opens waiting groups while the peer allows streams.
  */
 export class Serving {
   readonly #ctx: SessionContext;
   readonly #served = new Set<ServedSubscription>();
-  readonly #outbound: OutboundGroup[] = [];
+  readonly #lanes = new Map<ServedSubscription, Lane<OutboundGroup>>();
+  readonly #ready = new ReadyLanes<Lane<OutboundGroup>>();
   readonly #owner = new Map<OutboundGroup, ServedSubscription>();
+  /** Opened groups to pump at the next flush. */
+  readonly #dirty = new Set<OutboundGroup>();
   readonly #responders = new Map<ServedSubscription, SubscribeResponder>();
-  #groupOrder = 0;
+  /** The peer's uni stream limit refused an open; cleared by streams-available. */
+  #streamsBlocked = false;
+  /** Groups wait for the peer's stream limit: unordered subscriptions get the newest first. */
+  #contended = false;
   #flushing = false;
+  #pumps = 0;
 
   constructor(ctx: SessionContext) {
     this.#ctx = ctx;
@@ -34,13 +44,18 @@ export class Serving {
 
   /** Group streams queued or being written. */
   get outboundGroups(): number {
-    return this.#outbound.length;
+    return this.#owner.size;
+  }
+
+  /** Group pumps so far (each is one visit of one stream): what a flush costs, for tests. */
+  get pumps(): number {
+    return this.#pumps;
   }
 
   /** Bytes encoded in group streams the framing has not taken yet. */
   get pendingBytes(): number {
     let total = 0;
-    for (const out of this.#outbound) total += out.pendingBytes;
+    for (const out of this.#owner.keys()) total += out.pendingBytes;
     return total;
   }
 
@@ -70,6 +85,7 @@ export class Serving {
     responder.accepted();
     const sub = new ServedSubscription(id, msg, routed.track, routed.release, ctx.self);
     this.#responders.set(sub, responder);
+    this.#lanes.set(sub, new Lane(msg.priority, msg.ordered));
     entry.sub = sub;
     this.#served.add(sub);
     ctx.stats.subscription(1);
@@ -80,19 +96,42 @@ export class Serving {
   startGroup(sub: ServedSubscription, group: GroupReader): void {
     const ctx = this.#ctx;
     const version = ctx.version;
-    if (version === undefined) return;
+    const lane = this.#lanes.get(sub);
+    if (version === undefined || lane === undefined) return;
     this.#responders.get(sub)?.group(group.sequence);
-    const out = new OutboundGroup(version, sub.id, group, () => sub.priority, this.#groupOrder++, ctx.stats);
+    const out = new OutboundGroup(version, sub.id, group, ctx.stats);
     sub.openGroups += 1;
-    this.#outbound.push(out);
+    this.#sync(sub, lane);
+    lane.add(out);
+    this.#ready.add(lane);
     this.#owner.set(out, sub);
-    while (this.#outbound.length > ctx.limits.maxOutboundGroups) {
-      const worst = victim(this.#outbound);
+    while (this.#owner.size > ctx.limits.maxOutboundGroups) {
+      const worst = victim(this.#lanes.values());
       if (worst === undefined) break;
       ctx.stats.skipped();
       worst.abandon(ctx.io, RelayCode.Skipped);
       this.#retire(worst);
     }
+  }
+
+  /** `sub`'s track changed: its streams waiting for a frame are pumped at the next flush. */
+  kick(sub: ServedSubscription): void {
+    const lane = this.#lanes.get(sub);
+    if (lane === undefined) return;
+    this.#sync(sub, lane);
+    for (const out of lane.idle) this.#dirty.add(out);
+    lane.idle.clear();
+  }
+
+  /** Stream `id` has room again: if it is one of ours, it is pumped at the next flush. */
+  writable(id: StreamId): void {
+    const handler = this.#ctx.handlers.get(id);
+    if (handler?.kind === "group-out") this.#dirty.add(handler.group);
+  }
+
+  /** The peer raised its stream limit: waiting groups may open at the next flush. */
+  streamsAvailable(): void {
+    this.#streamsBlocked = false;
   }
 
   /** Tells the peer (SUBSCRIBE_DROP, lite-03+) that group `sequence` of `sub` will not come. */
@@ -107,6 +146,7 @@ export class Serving {
     // Every group owed is sent: FIN the subscribe stream, which ends the subscription cleanly.
     const ctx = this.#ctx;
     this.#served.delete(sub);
+    this.#forget(sub);
     ctx.stats.subscription(-1);
     sub.close();
     ctx.handlers.delete(sub.streamId);
@@ -123,11 +163,12 @@ export class Serving {
     ctx.stats.subscription(-1);
     sub.close();
     ctx.handlers.delete(sub.streamId);
-    for (const [out, owner] of [...this.#owner]) {
-      if (owner !== sub) continue;
+    const lane = this.#lanes.get(sub);
+    for (const out of [...(lane?.items ?? [])]) {
       out.abandon(ctx.io, RelayCode.Cancel);
       this.#retire(out);
     }
+    this.#forget(sub);
     if (code === undefined) ctx.io.write(sub.streamId, new Uint8Array(0), true);
     else refuse(ctx.io, sub.streamId, true, code);
   }
@@ -139,20 +180,42 @@ export class Serving {
     this.flush();
   }
 
-  /** Writes queued groups in schedule order as far as credit and stream limits allow. */
+  /**
+   * Pumps the streams that gained data or room, then opens waiting groups in send order while the
+   * peer allows streams. Visits nothing else, so its cost does not grow with the backlog.
+   */
   flush(): void {
     const ctx = this.#ctx;
     if (ctx.closed || this.#flushing) return;
     this.#flushing = true;
     try {
-      if (this.#outbound.length > 1) this.#outbound.sort(compareScheduled);
-      let streamsLeft = true;
-      for (const out of [...this.#outbound]) {
-        if (out.streamId === undefined && !streamsLeft) continue;
-        const result = out.pump(ctx.io);
-        if (out.streamId !== undefined && !ctx.handlers.has(out.streamId)) ctx.handlers.set(out.streamId, { kind: "group-out", group: out });
-        if (result === "no-stream") streamsLeft = false;
-        if (result === "done") this.#retire(out);
+      // A Set iterates what is added while iterating: a group dirtied again is pumped again.
+      for (const out of this.#dirty) {
+        this.#dirty.delete(out);
+        this.#after(out, this.#pump(out));
+      }
+      while (!this.#streamsBlocked) {
+        const lane = this.#ready.peek();
+        if (lane === undefined) {
+          this.#contended = false;
+          break;
+        }
+        const out = lane.next(this.#contended);
+        if (out === undefined) {
+          this.#ready.delete(lane);
+          continue;
+        }
+        const result = this.#pump(out);
+        if (result === "no-stream") {
+          this.#streamsBlocked = true;
+          this.#contended = true;
+          break;
+        }
+        lane.opened(out);
+        if (out.streamId !== undefined) ctx.handlers.set(out.streamId, { kind: "group-out", group: out });
+        if (lane.waiting === 0) this.#ready.delete(lane);
+        else this.#ready.rotate(lane);
+        this.#after(out, result);
       }
     } finally {
       this.#flushing = false;
@@ -167,17 +230,64 @@ export class Serving {
     }
     this.#served.clear();
     this.#responders.clear();
-    this.#outbound.length = 0;
+    this.#lanes.clear();
+    this.#ready.clear();
+    this.#dirty.clear();
     this.#owner.clear();
   }
 
+  #pump(out: OutboundGroup): PumpResult {
+    this.#pumps += 1;
+    return out.pump(this.#ctx.io);
+  }
+
+  /** Files `out` by what its pump achieved: done, waiting for a frame, or for room. */
+  #after(out: OutboundGroup, result: PumpResult): void {
+    switch (result) {
+      case "done":
+        this.#retire(out);
+        return;
+      case "idle": {
+        const owner = this.#owner.get(out);
+        if (owner !== undefined) this.#lanes.get(owner)?.idle.add(out);
+        return;
+      }
+      case "blocked":
+      case "no-stream":
+        // A writable event (or streams-available) brings it back.
+        return;
+      default: {
+        const never: never = result;
+        throw new Error(`unexpected pump result ${String(never)}`);
+      }
+    }
+  }
+
+  /** Applies a SUBSCRIBE_UPDATE's priority and order to the lane of `sub`. */
+  #sync(sub: ServedSubscription, lane: Lane<OutboundGroup>): void {
+    if (lane.priority === sub.priority && lane.ordered === sub.ordered) return;
+    lane.priority = sub.priority;
+    lane.ordered = sub.ordered;
+    if (lane.waiting > 0) this.#ready.add(lane);
+  }
+
+  #forget(sub: ServedSubscription): void {
+    const lane = this.#lanes.get(sub);
+    if (lane !== undefined) this.#ready.delete(lane);
+    this.#lanes.delete(sub);
+  }
+
   #retire(out: OutboundGroup): void {
-    const at = this.#outbound.indexOf(out);
-    if (at >= 0) this.#outbound.splice(at, 1);
+    this.#dirty.delete(out);
     if (out.streamId !== undefined) this.#ctx.handlers.delete(out.streamId);
     const owner = this.#owner.get(out);
     this.#owner.delete(out);
     if (owner !== undefined) {
+      const lane = this.#lanes.get(owner);
+      if (lane !== undefined) {
+        lane.remove(out);
+        if (lane.waiting === 0) this.#ready.delete(lane);
+      }
       owner.openGroups -= 1;
       this.maybeFinish(owner);
     }

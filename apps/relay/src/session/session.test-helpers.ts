@@ -235,7 +235,8 @@ export class Harness {
       dropped: (sub, sequence) => {
         this.serving.dropped(sub, sequence);
       },
-      kick: () => {
+      kick: (sub) => {
+        this.serving.kick(sub);
         this.serving.flush();
       },
     };

@@ -143,6 +143,32 @@ describe("LiteSession", () => {
     expect(sub.decode(subStream, { role: "opened", kind: "subscribe", version: LITE_04 })[0]).toMatchObject({ type: "subscribe_ok" });
   });
 
+  it("flushes a subscriber once per turn, however many frames the turn brought, and sends them together", () => {
+    const origin = testOrigin();
+    const publisher = new TestPeer(origin, { id: 1 });
+    const [pubAnnounce] = publisher.opened(true);
+    if (pubAnnounce === undefined) throw new Error("no announce stream");
+    publisher.write(pubAnnounce, publisher.writer.encode({ type: "announce", status: "active", suffix: "cam", hops: [] }));
+    const deferred: (() => void)[] = [];
+    const sub = new TestPeer(origin, { id: 2, defer: (flush) => deferred.push(flush) });
+    sub.open([{ type: "stream_header", kind: "subscribe" }, subscribe(7, "cam")]);
+    for (const flush of deferred.splice(0)) flush();
+    const track = origin.upstreamCopy("cam", "video");
+    if (track === undefined) throw new Error("no shared track");
+    const group = track.createGroup(0);
+    for (const b of [1, 2, 3]) group.write(Uint8Array.of(b));
+    group.finish();
+    // Five changes of the track (a group, three frames, its end): one flush waits for the turn's end.
+    expect(deferred).toHaveLength(1);
+    expect(sub.opened(false)).toEqual([]);
+    for (const flush of deferred.splice(0)) flush();
+    const [down] = sub.opened(false);
+    if (down === undefined) throw new Error("no group stream downstream");
+    expect(sub.decode(down, { role: "accepted-uni", version: LITE_04 }).flatMap((m) => (m.type === "frame" ? [m.payload[0]] : []))).toEqual([1, 2, 3]);
+    // Header, frames and FIN left in one STREAM frame.
+    expect(sub.events.filter((e) => e.kind === "stream-data" && e.streamId === down)).toHaveLength(1);
+  });
+
   it("skips the oldest group of a subscriber that falls too far behind", () => {
     const origin = testOrigin();
     let skipped = 0;

@@ -44,6 +44,12 @@ export interface SessionOptions {
   readonly stats?: SessionStats;
   /** Link cost of routes learnt from this peer (default 0). */
   readonly cost?: number;
+  /**
+   * Runs `flush` later in this turn of the event loop (the server passes `setImmediate`), so the
+   * frames a turn brings cost one flush per session instead of one per frame and subscriber.
+   * Default: at once.
+   */
+  readonly defer?: (flush: () => void) => void;
 }
 
 /**
@@ -73,6 +79,8 @@ export class LiteSession implements RouteSource, ServeHost {
   #transportReady = false;
   #setupStream: StreamId | undefined;
   #goawayReceived = false;
+  readonly #defer: (flush: () => void) => void;
+  #flushQueued = false;
   #draining = false;
   #closed = false;
 
@@ -82,6 +90,9 @@ export class LiteSession implements RouteSource, ServeHost {
     this.#origin = options.origin;
     this.#sink = options.sink;
     this.#mode = options.mode;
+    this.#defer = options.defer ?? ((flush) => {
+      flush();
+    });
     if (options.mode.kind === "fixed") this.#setVersion(options.mode.version);
     const framing = this.#framing;
     this.#io = {
@@ -273,11 +284,17 @@ export class LiteSession implements RouteSource, ServeHost {
   }
 
   /** @inheritdoc */
-  kick(): void {
-    this.#serving.flush();
-    // Called from origin callbacks that may run inside another session's drain; our own drain
-    // is re-entrant-safe, so just run it.
-    this.#drain();
+  kick(sub: ServedSubscription): void {
+    this.#serving.kick(sub);
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    this.#defer(() => {
+      this.#flushQueued = false;
+      if (this.#closed) return;
+      this.#serving.flush();
+      // May run inside another session's drain (origin callbacks); our drain is re-entrant-safe.
+      this.#drain();
+    });
   }
 
   // --- event loop ---
@@ -321,7 +338,12 @@ export class LiteSession implements RouteSource, ServeHost {
         // qmux-01/02 DATAGRAM frames: not routed yet, dropped as an unreliable channel may.
         return;
       case "writable":
+        this.#serving.writable(event.streamId);
+        this.#serving.flush();
+        this.#dispatch.writable();
+        return;
       case "streams-available":
+        this.#serving.streamsAvailable();
         this.#serving.flush();
         this.#dispatch.writable();
         return;

@@ -28,6 +28,8 @@ export class TestPeer {
       readonly id?: number;
       /** Transport parameters the client advertises (e.g. a low uni stream limit). */
       readonly clientParams?: Partial<TransportParams>;
+      /** The session's deferral of its flushes (default: at once). */
+      readonly defer?: (flush: () => void) => void;
     } = {},
   ) {
     const version = options.version ?? LITE_04;
@@ -46,6 +48,7 @@ export class TestPeer {
       permissions: options.permissions ?? ALLOW_ALL,
       limits: options.limits ?? {},
       ...(options.stats === undefined ? {} : { stats: options.stats }),
+      ...(options.defer === undefined ? {} : { defer: options.defer }),
       sink: {
         send: (bytes) => {
           this.framing.receive(bytes);

@@ -1,3 +1,4 @@
+import { concatBytes } from "./bytes.js";
 import { FramingError, TransportError } from "./errors.js";
 import type { QmuxVersion } from "./events.js";
 import { MAX_FRAME_SIZE, type Frame } from "./frame.js";
@@ -79,7 +80,7 @@ export function qmuxStreamWire(): Wire {
         heldBytes += chunk.length;
         if (heldBytes < needed) return { frames: [], error: undefined };
       }
-      const bytes = heldBytes > 0 ? join(held, heldBytes) : chunk;
+      const bytes = heldBytes > 0 ? concatBytes(held, heldBytes) : chunk;
       held = [];
       heldBytes = 0;
       needed = 0;
@@ -104,16 +105,6 @@ export function qmuxStreamWire(): Wire {
       return { frames, error: undefined };
     },
   };
-}
-
-function join(parts: readonly Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let pos = 0;
-  for (const part of parts) {
-    out.set(part, pos);
-    pos += part.length;
-  }
-  return out;
 }
 
 /** The legacy "webtransport" framing over WebSocket: exactly one frame per message. */
