@@ -47,6 +47,11 @@ function tlsOptions(files: TlsFiles): TlsOptions {
 /** Starts everything `config` asks for. */
 export async function startServer(config: BrokerConfig, log: Logger): Promise<Server> {
   const auth = await Authenticator.load(config.auth, (path) => readFile(path, "utf8"));
+  if (config.loopbackOnly) {
+    log.warn(
+      "anonymous clients are allowed and no host is configured, so the broker listens on loopback (127.0.0.1) only; to accept clients from other machines set a password file, or --host 0.0.0.0 (host: 0.0.0.0 in the config file) to let anonymous clients in from anywhere",
+    );
+  }
   const { limits } = config;
   // Throws StoreOpenError naming the file and the problem: a damaged or foreign file is never
   // silently replaced by an empty start.

@@ -164,6 +164,13 @@ describe("aclAllowsSubscribe", () => {
     expect([aclAllowsReceive(acl, alice, "devices/dev1/state"), aclAllowsReceive(acl, alice, "devices/dev2/state")]).toEqual([true, false]);
   });
 
+  it("never substitutes a client id starting with $, so %c/# cannot grant $SYS/#", () => {
+    const acl = parseAcl("pattern readwrite %c/#\n", "acl");
+    const sys = { clientId: "$SYS", username: undefined };
+    expect([aclAllowsSubscribe(acl, sys, "$SYS/#"), aclAllowsReceive(acl, sys, "$SYS/broker/uptime"), aclAllowsPublish(acl, sys, "$SYS/x")]).toEqual([false, false, false]);
+    expect(aclAllowsSubscribe(acl, { clientId: "dev1", username: undefined }, "dev1/#")).toBe(true);
+  });
+
   it("substitutes the user name in patterns", () => {
     expect([aclAllowsSubscribe(rules, bob, "users/bob/inbox"), aclAllowsSubscribe(rules, bob, "users/alice/inbox")]).toEqual([true, false]);
   });

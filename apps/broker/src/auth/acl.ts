@@ -141,12 +141,14 @@ const UNSAFE = /[/+#]/;
 
 /**
  * The pattern's filter with %c and %u filled in, or undefined when it cannot apply to `subject`:
- * an anonymous client for %u, or a value containing `/`, `+` or `#`, which would widen the rule.
+ * an anonymous client for %u, a value containing `/`, `+` or `#`, which would widen the rule, or a
+ * client id starting with `$`, which would reach `$SYS`.
  */
 function substitute(filter: string, subject: AclSubject): string | undefined {
   let result = filter;
   if (result.includes("%c")) {
-    if (subject.clientId === "" || UNSAFE.test(subject.clientId)) return undefined;
+    // A client id is the client's to choose: one starting with `$` would turn `%c/#` into `$SYS/#`.
+    if (subject.clientId === "" || subject.clientId.startsWith("$") || UNSAFE.test(subject.clientId)) return undefined;
     result = result.replaceAll("%c", subject.clientId);
   }
   if (result.includes("%u")) {

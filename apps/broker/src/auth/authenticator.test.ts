@@ -101,6 +101,21 @@ describe("Authenticator with SCRAM credentials", () => {
     expect(await auth.authenticate({ clientId: "c", authenticationMethod: "SCRAM-SHA-256" })).toMatchObject({ ok: false, reasonCode: 0x8c });
   });
 
+  it("challenges an unknown SCRAM user with the iteration count the real entries use", async () => {
+    const file = `bob:${await hashScramPassword("builder", 10_000)}\ncarol:${await hashScramPassword("x", 10_000)}\n`;
+    const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk({ pw: file }));
+    const result = await auth.authenticate({ clientId: "c", authenticationMethod: "SCRAM-SHA-256" });
+    if (result.ok !== "enhanced") throw new Error("expected the SCRAM method");
+    const { step } = await result.method.start("c", new TextEncoder().encode("n,,n=ghost,r=abc"));
+    expect(step.kind === "continue" ? new TextDecoder().decode(step.data) : "").toMatch(/,i=10000$/);
+  });
+
+  it("admits many logins at once through a cap of one concurrent password check", async () => {
+    const auth = await Authenticator.load(options({ passwordFile: "pw", maxConcurrentChecks: 1 }), disk({ pw: passwords }));
+    const results = await Promise.all(["wonderland", "nope", "wonderland"].map((password) => auth.authenticate({ clientId: "c", username: "alice", password })));
+    expect(results.map((r) => r.ok)).toEqual([true, false, true]);
+  });
+
   it("challenges a user with an scrypt entry with a decoy, since SCRAM needs a SCRAM entry", async () => {
     const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk({ pw: scramFile }));
     const result = await auth.authenticate({ clientId: "c", authenticationMethod: "SCRAM-SHA-256" });

@@ -17,6 +17,8 @@ import {
 import { verifyCredential } from "./credential.js";
 import { scramSha256Method } from "./scram-method.js";
 import { decoyVerify } from "./scrypt.js";
+import { CheckLimiter } from "./check-limiter.js";
+import { DEFAULT_SCRAM_ITERATIONS } from "./scram-credential.js";
 import { AuthFileError } from "./errors.js";
 
 /** Where the authenticator reads its files from (mirrors the `auth` config section). */
@@ -32,6 +34,8 @@ export interface AuthOptions {
    * password file (it serves the users whose entry is a `$scram-sha-256$` credential).
    */
   readonly enhancedMethods?: readonly EnhancedAuthMethod[];
+  /** Password checks (scrypt) running at once; the rest queue (default 4, libuv's pool size). */
+  readonly maxConcurrentChecks?: number;
 }
 
 /** Reads a file as UTF-8 text (node:fs/promises `readFile(path, "utf8")` in the app). */
@@ -111,16 +115,19 @@ export class Authenticator {
   #passwords: PasswordTable | undefined;
   #acl: AclRules | undefined;
   readonly #methods: readonly EnhancedAuthMethod[];
+  readonly #checks: CheckLimiter;
 
   private constructor(options: AuthOptions, readFile: ReadTextFile) {
     this.#options = options;
     this.#readFile = readFile;
+    this.#checks = new CheckLimiter(options.maxConcurrentChecks ?? 4);
     // The lookup reads the current table, so a reload applies to the next SCRAM login.
     const scram = scramSha256Method({
       lookup: (username) => {
         const entry = this.#passwords?.get(username);
         return entry?.scheme === "scram-sha-256" ? entry.credential : undefined;
       },
+      decoyIterations: () => commonScramIterations(this.#passwords),
     });
     this.#methods = [...(options.passwordFile === undefined ? [] : [scram]), ...(options.enhancedMethods ?? [])];
   }
@@ -176,7 +183,7 @@ export class Authenticator {
     if (password === undefined) return deny("bad-credentials", `user "${username}" sent no password`);
     const text = typeof password === "string" ? password : Buffer.from(password).toString("utf8");
     const hash = passwords.get(username);
-    const valid = hash === undefined ? await decoyVerify(text) : await verifyCredential(text, hash);
+    const valid = await this.#checks.run(() => (hash === undefined ? decoyVerify(text) : verifyCredential(text, hash)));
     if (!valid) return deny("bad-credentials", hash === undefined ? `unknown user "${username}"` : `wrong password for user "${username}"`);
     return { ok: true, subject: { clientId, username } };
   }
@@ -196,4 +203,24 @@ export class Authenticator {
   canReceive(subject: AclSubject, topic: string): boolean {
     return this.#acl === undefined || aclAllowsReceive(this.#acl, subject, topic);
   }
+}
+
+/**
+ * The iteration count most SCRAM entries use, for the decoy challenge of an unknown user: a decoy
+ * with a count no real entry has would tell an attacker the user does not exist.
+ */
+function commonScramIterations(table: PasswordTable | undefined): number {
+  const counts = new Map<number, number>();
+  for (const entry of table?.values() ?? []) {
+    if (entry.scheme === "scram-sha-256") counts.set(entry.credential.iterations, (counts.get(entry.credential.iterations) ?? 0) + 1);
+  }
+  let best = DEFAULT_SCRAM_ITERATIONS;
+  let seen = 0;
+  for (const [iterations, n] of counts) {
+    if (n > seen) {
+      best = iterations;
+      seen = n;
+    }
+  }
+  return best;
 }

@@ -56,6 +56,12 @@ describe("SCRAM-SHA-256", () => {
     expect(await exchange.next(enc(await clientFinal("pencil", "n=ghost,r=abc", dec(step))))).toEqual({ kind: "failure", reasonCode: 0x86 });
   });
 
+  it("announces the decoy iteration count it is given, so an unknown user looks like the real entries", async () => {
+    const m = scramSha256Method({ lookup: () => undefined, nonce: () => serverNonce, decoyIterations: () => 10_000 });
+    const { step } = await m.start("c", enc("n,,n=ghost,r=abc"));
+    expect(dec(step)).toMatch(/,i=10000$/);
+  });
+
   it("refuses a client-final with a different nonce", async () => {
     const { exchange } = await method().start("c", enc("n,,n=user,r=abc"));
     expect(await exchange.next(enc("c=biws,r=other,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="))).toEqual({ kind: "failure", reasonCode: 0x87 });

@@ -9,7 +9,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { AclSubject } from "./acl.js";
 import type { EnhancedAuthExchange, EnhancedAuthMethod, EnhancedAuthStep } from "./enhanced.js";
 import { BAD_USER_NAME_OR_PASSWORD, NOT_AUTHORIZED } from "./reason-codes.js";
-import { hmac, sha256, type ScramCredential } from "./scram-credential.js";
+import { DEFAULT_SCRAM_ITERATIONS, hmac, sha256, type ScramCredential } from "./scram-credential.js";
 
 /** The Authentication Method name. */
 export const SCRAM_SHA_256 = "SCRAM-SHA-256";
@@ -20,6 +20,8 @@ export interface ScramMethodOptions {
   readonly lookup: (username: string) => ScramCredential | undefined;
   /** The server's nonce part (default 18 random bytes, base64); injectable for test vectors. */
   readonly nonce?: () => string;
+  /** Iterations announced to an unknown user: those real entries use (default 4096). */
+  readonly decoyIterations?: () => number;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -73,9 +75,9 @@ function xor(a: Buffer, b: Buffer): Buffer {
 /** A key only this process knows, so decoy salts for unknown users are stable yet unguessable. */
 const decoySecret = randomBytes(32);
 
-function decoyCredential(username: string): ScramCredential {
+function decoyCredential(username: string, iterations: number): ScramCredential {
   const salt = createHmac("sha256", decoySecret).update(username).digest().subarray(0, 16);
-  return { salt, iterations: 4096, storedKey: randomBytes(32), serverKey: randomBytes(32) };
+  return { salt, iterations, storedKey: randomBytes(32), serverKey: randomBytes(32) };
 }
 
 class ScramExchange implements EnhancedAuthExchange {
@@ -135,7 +137,7 @@ export function scramSha256Method(options: ScramMethodOptions): EnhancedAuthMeth
         return Promise.resolve({ exchange, step: failure(NOT_AUTHORIZED) });
       }
       const stored = options.lookup(first.username);
-      const credential = stored ?? decoyCredential(first.username);
+      const credential = stored ?? decoyCredential(first.username, options.decoyIterations?.() ?? DEFAULT_SCRAM_ITERATIONS);
       const combinedNonce = `${first.nonce}${nonce()}`;
       const serverFirst = `r=${combinedNonce},s=${credential.salt.toString("base64")},i=${String(credential.iterations)}`;
       const exchange = new ScramExchange(clientId, first, serverFirst, combinedNonce, credential, stored !== undefined);

@@ -29,11 +29,26 @@ function failure(argv: string[], env: Env = {}, contents: Record<string, string>
 }
 
 describe("loadConfig defaults", () => {
-  it("starts TCP on 1883, WebSocket on 8080 at /mqtt and HTTP on 9883 on all interfaces", () => {
+  it("starts TCP on 1883, WebSocket on 8080 at /mqtt and HTTP on 9883, on loopback only while anonymous clients are allowed", () => {
     const config = load([]);
+    expect(config.listeners.tcp).toEqual({ host: "127.0.0.1", port: 1883 });
+    expect(config.listeners.ws).toEqual({ host: "127.0.0.1", port: 8080, path: "/mqtt" });
+    expect(config.http).toEqual({ host: "127.0.0.1", port: 9883 });
+    expect(config.loopbackOnly).toBe(true);
+  });
+
+  it("with a password file turns anonymous access off and listens on every interface, HTTP still on loopback", () => {
+    const config = load(["--password-file", "pw"]);
+    expect(config.auth.allowAnonymous).toBe(false);
     expect(config.listeners.tcp).toEqual({ host: "0.0.0.0", port: 1883 });
-    expect(config.listeners.ws).toEqual({ host: "0.0.0.0", port: 8080, path: "/mqtt" });
-    expect(config.http).toEqual({ host: "0.0.0.0", port: 9883 });
+    expect(config.http).toEqual({ host: "127.0.0.1", port: 9883 });
+    expect(config.loopbackOnly).toBe(false);
+  });
+
+  it("keeps anonymous access with a password file only when asked, and then stays on loopback unless a host is set", () => {
+    expect(load(["--password-file", "pw", "--allow-anonymous", "true"])).toMatchObject({ auth: { allowAnonymous: true }, loopbackOnly: true });
+    const open = load(["--host", "0.0.0.0"]);
+    expect([open.listeners.tcp?.host, open.loopbackOnly, open.http?.host]).toEqual(["0.0.0.0", false, "127.0.0.1"]);
   });
 
   it("leaves TLS and secure WebSocket off without certificates", () => {

@@ -32,7 +32,7 @@ export interface OverrideOption {
 
 /** Every override, in the order the usage text lists them. */
 export const OVERRIDES: readonly OverrideOption[] = [
-  { flag: "host", env: `${ENV_PREFIX}HOST`, path: ["host"], kind: "string", arg: "<addr>", help: `interface every listener binds (default ${DEFAULTS.host})` },
+  { flag: "host", env: `${ENV_PREFIX}HOST`, path: ["host"], kind: "string", arg: "<addr>", help: `interface every listener binds (default ${DEFAULTS.anonymousHost} with anonymous access, else ${DEFAULTS.host})` },
   { flag: "port", env: `${ENV_PREFIX}PORT`, path: ["listeners", "tcp", "port"], kind: "port", arg: "<n>", help: `MQTT over TCP port, 0 picks a free one (default ${String(DEFAULTS.tcpPort)})` },
   { flag: "tls-port", env: `${ENV_PREFIX}TLS_PORT`, path: ["listeners", "tls", "port"], kind: "port", arg: "<n>", help: `MQTT over TLS port (default ${String(DEFAULTS.tlsPort)}; needs --tls-cert and --tls-key)` },
   { flag: "tls-cert", env: `${ENV_PREFIX}TLS_CERT`, path: ["listeners", "tls", "cert"], kind: "string", arg: "<file>", help: "PEM certificate chain for the TLS listener" },
@@ -45,7 +45,7 @@ export const OVERRIDES: readonly OverrideOption[] = [
   { flag: "set-aside-corrupt", env: `${ENV_PREFIX}SET_ASIDE_CORRUPT`, path: ["setAsideCorrupt"], kind: "boolean", arg: "", help: "move a damaged or foreign database file aside (with a warning) and start empty, instead of refusing to start" },
   { flag: "log-level", env: `${ENV_PREFIX}LOG_LEVEL`, path: ["logLevel"], kind: "log-level", arg: "<level>", help: `${LOG_LEVELS.join("|")} (default ${DEFAULTS.logLevel})` },
   { flag: "log-pretty", env: `${ENV_PREFIX}LOG_PRETTY`, path: ["logPretty"], kind: "boolean", arg: "", help: "human-readable logs instead of JSON lines (for development)" },
-  { flag: "allow-anonymous", env: `${ENV_PREFIX}ALLOW_ANONYMOUS`, path: ["auth", "allowAnonymous"], kind: "boolean", arg: "<bool>", help: "accept clients without a user name (default true)" },
+  { flag: "allow-anonymous", env: `${ENV_PREFIX}ALLOW_ANONYMOUS`, path: ["auth", "allowAnonymous"], kind: "boolean", arg: "<bool>", help: "accept clients without a user name (default: true without a password file, false with one)" },
   { flag: "password-file", env: `${ENV_PREFIX}PASSWORD_FILE`, path: ["auth", "passwordFile"], kind: "string", arg: "<file>", help: "user:scrypt-hash lines (see src/auth/hash-password.ts)" },
   { flag: "acl-file", env: `${ENV_PREFIX}ACL_FILE`, path: ["auth", "aclFile"], kind: "string", arg: "<file>", help: "topic access rules; without one every client may use every topic" },
 ];

@@ -4,7 +4,7 @@
  * collide, anonymous access off needs a password file).
  * @module
  */
-import type { ConfigInput } from "./schema.js";
+import { DEFAULTS, type ConfigInput } from "./schema.js";
 import type { BrokerConfig, Endpoint, TlsFiles } from "./types.js";
 
 /** The result of {@link resolveConfig}: the config, or the problems with the paths they concern. */
@@ -60,7 +60,12 @@ function tlsFiles(name: "tls" | "wss", input: TlsInput, problems: Problem[]): Tl
 export function resolveConfig(input: ConfigInput, configFile: string | undefined): Resolution {
   const problems: Problem[] = [];
   const { listeners } = input;
-  const at = (own: string | undefined, port: number): Endpoint => ({ host: own ?? input.host, port });
+  // A password file turns anonymous access off unless it is asked for [issue: a client sending no
+  // user name must not skip the password]; an open broker nobody configured stays on loopback.
+  const allowAnonymous = input.auth.allowAnonymous ?? input.auth.passwordFile === undefined;
+  const loopbackOnly = input.host === undefined && allowAnonymous;
+  const defaultHost = input.host ?? (allowAnonymous ? DEFAULTS.anonymousHost : DEFAULTS.host);
+  const at = (own: string | undefined, port: number): Endpoint => ({ host: own ?? defaultHost, port });
 
   const tlsFilesOfTls = tlsFiles("tls", listeners.tls, problems);
   const tlsFilesOfWss = tlsFiles("wss", listeners.wss, problems);
@@ -72,14 +77,15 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
       ws: listeners.ws.enabled ? { ...at(listeners.ws.host, listeners.ws.port), path: listeners.ws.path } : undefined,
       wss: tlsFilesOfWss && { ...at(listeners.wss.host, listeners.wss.port), path: listeners.wss.path, ...tlsFilesOfWss },
     },
-    http: input.http.enabled ? at(input.http.host, input.http.port) : undefined,
+    http: input.http.enabled ? { host: input.http.host ?? DEFAULTS.httpHost, port: input.http.port } : undefined,
+    loopbackOnly,
     dataDir: input.dataDir,
     storage: input.storage,
     setAsideCorrupt: input.setAsideCorrupt,
     logLevel: input.logLevel,
     logPretty: input.logPretty,
     limits: input.limits,
-    auth: { allowAnonymous: input.auth.allowAnonymous, passwordFile: input.auth.passwordFile, aclFile: input.auth.aclFile },
+    auth: { allowAnonymous, passwordFile: input.auth.passwordFile, aclFile: input.auth.aclFile, maxConcurrentChecks: input.auth.maxConcurrentChecks },
     queue: input.queue,
   };
 
@@ -87,7 +93,7 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
   if (min > max) {
     problems.push({ path: ["limits", "keepAlive"], message: `"limits.keepAlive": min (${String(min)}) is above max (${String(max)})` });
   }
-  if (!input.auth.allowAnonymous && input.auth.passwordFile === undefined) {
+  if (!allowAnonymous && input.auth.passwordFile === undefined) {
     problems.push({
       path: ["auth", "allowAnonymous"],
       message: `"auth.allowAnonymous" is false but no "auth.passwordFile" is set: no client could connect`,

@@ -16,7 +16,13 @@ export const OVERFLOW_POLICIES = ["drop-oldest", "drop-new"] as const;
 
 /** The defaults, in one place so the usage text and the docs quote the same numbers. */
 export const DEFAULTS = {
+  /** With a password file (anonymous access off): every interface. */
   host: "0.0.0.0",
+  /** With anonymous access and no host configured: loopback only, as Mosquitto 2 does. */
+  anonymousHost: "127.0.0.1",
+  /** `/health` and `/metrics` are for operators: loopback unless `http.host` says otherwise. */
+  httpHost: "127.0.0.1",
+  maxConcurrentPasswordChecks: 4,
   tcpPort: 1883,
   tlsPort: 8883,
   wsPort: 8080,
@@ -86,7 +92,7 @@ const wssListener = z.strictObject({
 
 /** The config file schema (also applied to the merged settings after env and flags). */
 export const configSchema = z.strictObject({
-  host: host.default(DEFAULTS.host),
+  host: host.optional(),
   listeners: z
     .strictObject({
       tcp: tcpListener.prefault({}),
@@ -131,7 +137,9 @@ export const configSchema = z.strictObject({
     .prefault({}),
   auth: z
     .strictObject({
-      allowAnonymous: z.boolean().default(true),
+      // Unset: on without a password file, off with one.
+      allowAnonymous: z.boolean().optional(),
+      maxConcurrentChecks: int(1, 1024).default(DEFAULTS.maxConcurrentPasswordChecks),
       passwordFile: file.optional(),
       aclFile: file.optional(),
     })

@@ -73,12 +73,14 @@ export interface LimitsConfig {
 
 /** Authentication and authorization files. */
 export interface AuthConfig {
-  /** Whether a client without a user name may connect. */
+  /** Whether a client without a user name may connect (default: only without a password file). */
   readonly allowAnonymous: boolean;
   /** `user:hash` lines; unset means user names are not checked. */
   readonly passwordFile: string | undefined;
   /** Topic access rules; unset means every client may use every topic. */
   readonly aclFile: string | undefined;
+  /** Password checks (scrypt) running at once; the rest wait their turn. */
+  readonly maxConcurrentChecks: number;
 }
 
 /** Per-client queue policy. */
@@ -106,6 +108,11 @@ export interface BrokerConfig {
   readonly logLevel: LogLevel;
   /** Human-readable logs through pino-pretty instead of JSON lines. */
   readonly logPretty: boolean;
+  /**
+   * No host was configured and anonymous clients are allowed, so the listeners bind to loopback
+   * only (the broker logs how to open it up).
+   */
+  readonly loopbackOnly: boolean;
   readonly limits: LimitsConfig;
   readonly auth: AuthConfig;
   readonly queue: QueueConfig;
