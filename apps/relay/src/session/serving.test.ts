@@ -209,7 +209,7 @@ describe("Serving: scheduling", () => {
     expect(h.serving.outboundGroups).toBe(2);
   });
 
-  it("drops a group skipped before it had a stream without resetting anything", () => {
+  it("drops a group skipped before it had a stream with SUBSCRIBE_DROP, resetting nothing", () => {
     const h = new Harness({ limits: { maxOutboundGroups: 1 } });
     h.publisher("cam");
     h.io.uniLeft = 0;
@@ -217,6 +217,9 @@ describe("Serving: scheduling", () => {
     finishedGroup(copy, 0, 0);
     finishedGroup(copy, 1, 1);
     expect(h.io.log.filter((c) => c.op === "reset")).toEqual([]);
+    expect(h.io.messages(0, { role: "opened", kind: "subscribe", version: LITE_04 }).slice(1)).toEqual([
+      { type: "subscribe_drop", start: 0, end: 0, error: RelayCode.Skipped },
+    ]);
     h.io.uniLeft = Number.POSITIVE_INFINITY;
     h.serving.streamsAvailable();
     h.serving.flush();

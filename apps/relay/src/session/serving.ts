@@ -109,6 +109,11 @@ export class Serving {
       const worst = victim(this.#lanes.values());
       if (worst === undefined) break;
       ctx.stats.skipped();
+      // An opened group's reset tells the peer; one that never had a stream needs SUBSCRIBE_DROP.
+      if (worst.streamId === undefined) {
+        const owner = this.#owner.get(worst);
+        if (owner !== undefined) this.#responders.get(owner)?.dropped(worst.sequence, RelayCode.Skipped);
+      }
       worst.abandon(ctx.io, RelayCode.Skipped);
       this.#retire(worst);
     }
