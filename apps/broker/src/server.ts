@@ -79,6 +79,8 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
     access: accessFrom(auth),
     maxConnections: limits.maxConnections,
     keepAlive: limits.keepAlive,
+    maxClientBuffer: limits.maxClientBuffer,
+    stallMs: limits.stallSeconds * 1000,
     protocol: {
       receiveMaximum: limits.maxInflight,
       maximumPacketSize: limits.maxPacketSize,

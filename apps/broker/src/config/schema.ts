@@ -45,6 +45,8 @@ export const DEFAULTS = {
   maxSessionExpiry: 604_800,
   maxTopicLevels: 128,
   maxFiltersPerSubscribe: 256,
+  maxClientBuffer: 16_777_216,
+  stallSeconds: 5,
   overflow: "drop-oldest",
 } as const;
 
@@ -133,6 +135,8 @@ export const configSchema = z.strictObject({
       maxSessionExpiry: int(0, 0xffff_ffff).default(DEFAULTS.maxSessionExpiry),
       maxTopicLevels: int(1, 65_535).default(DEFAULTS.maxTopicLevels),
       maxFiltersPerSubscribe: int(1, 65_535).default(DEFAULTS.maxFiltersPerSubscribe),
+      maxClientBuffer: int(65_536, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxClientBuffer),
+      stallSeconds: z.number().positive().max(3600).default(DEFAULTS.stallSeconds),
     })
     .prefault({}),
   auth: z

@@ -69,6 +69,10 @@ export interface LimitsConfig {
   readonly maxTopicLevels: number;
   /** Most topic filters in one SUBSCRIBE (more: DISCONNECT 0x97); copies of a filter count once toward the work. */
   readonly maxFiltersPerSubscribe: number;
+  /** Unsent bytes a client may hold before it is dropped as not reading. */
+  readonly maxClientBuffer: number;
+  /** Seconds a congested subscriber may hold its publishers back before it is disconnected. */
+  readonly stallSeconds: number;
 }
 
 /** Authentication and authorization files. */

@@ -3,10 +3,10 @@
  * @module
  */
 import type { Socket } from "node:net";
-import { WriteBatch, type Transport } from "../mqtt/transport.js";
+import { WriteBatch, type ReadingState, type Transport } from "../mqtt/transport.js";
 
 /** Wraps an accepted socket. */
-export function socketTransport(socket: Socket, listener: "tcp" | "tls"): Transport {
+export function socketTransport(socket: Socket, listener: "tcp" | "tls", reading: ReadingState = { paused: false }): Transport {
   socket.setNoDelay(true);
   // One write per tick: a fan-out of many small packets to one client costs one buffer and one
   // syscall, not one of each per packet.
@@ -22,6 +22,14 @@ export function socketTransport(socket: Socket, listener: "tcp" | "tls"): Transp
     },
     get buffered() {
       return socket.writableLength + batch.pending;
+    },
+    pauseReading: () => {
+      reading.paused = true;
+      socket.pause();
+    },
+    resumeReading: () => {
+      reading.paused = false;
+      socket.resume();
     },
     close: () => {
       batch.flushNow();

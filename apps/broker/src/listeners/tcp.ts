@@ -6,6 +6,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from "node:n
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import type { Logger } from "pino";
 import type { Broker } from "../mqtt/broker.js";
+import type { ReadingState } from "../mqtt/transport.js";
 import { pacedReader } from "./paced-reader.js";
 import { socketTransport } from "./socket-transport.js";
 
@@ -19,10 +20,23 @@ export interface Listening {
 
 function serve(server: Server, kind: "tcp" | "tls", broker: Broker, log: Logger): void {
   const accept = (socket: Socket): void => {
-    const transport = socketTransport(socket, kind);
+    const reading: ReadingState = { paused: false };
+    const transport = socketTransport(socket, kind, reading);
     const events = broker.attach(transport);
     if (events === undefined) return;
-    const reader = pacedReader(socket, (slice) => {
+    // The paced reader must not resume a socket that flow control paused.
+    const source = {
+      pause: () => {
+        socket.pause();
+      },
+      resume: () => {
+        if (!reading.paused) socket.resume();
+      },
+      get destroyed() {
+        return socket.destroyed;
+      },
+    };
+    const reader = pacedReader(source, (slice) => {
       events.data(slice);
     });
     socket.on("data", reader);

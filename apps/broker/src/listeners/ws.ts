@@ -8,11 +8,11 @@ import type { TlsOptions } from "node:tls";
 import type { Logger } from "pino";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { Broker } from "../mqtt/broker.js";
-import { WriteBatch, type Transport } from "../mqtt/transport.js";
+import { WriteBatch, type ReadingState, type Transport } from "../mqtt/transport.js";
 import { pacedReader } from "./paced-reader.js";
 import { bind, type Listening } from "./tcp.js";
 
-function wsTransport(ws: WebSocket, remote: string, listener: "ws" | "wss"): Transport {
+function wsTransport(ws: WebSocket, remote: string, listener: "ws" | "wss", reading: ReadingState): Transport {
   // MQTT over WebSocket may split or join packets across messages; one message per tick is fine.
   const batch = new WriteBatch((chunks, bytes) => {
     if (ws.readyState !== ws.OPEN) return;
@@ -26,6 +26,14 @@ function wsTransport(ws: WebSocket, remote: string, listener: "ws" | "wss"): Tra
     },
     get buffered() {
       return ws.bufferedAmount + batch.pending;
+    },
+    pauseReading: () => {
+      reading.paused = true;
+      ws.pause();
+    },
+    resumeReading: () => {
+      reading.paused = false;
+      ws.resume();
     },
     close: () => {
       batch.flushNow();
@@ -66,7 +74,8 @@ export function listenWs(
   });
   wss.on("connection", (ws, req) => {
     const remote = `${req.socket.remoteAddress ?? "?"}:${String(req.socket.remotePort ?? 0)}`;
-    const events = broker.attach(wsTransport(ws, remote, kind));
+    const reading: ReadingState = { paused: false };
+    const events = broker.attach(wsTransport(ws, remote, kind, reading));
     if (events === undefined) return;
     // Paced like TCP: one message can hold a hundred thousand packets.
     const reader = pacedReader(
@@ -75,7 +84,7 @@ export function listenWs(
           ws.pause();
         },
         resume: () => {
-          ws.resume();
+          if (!reading.paused) ws.resume(); // not while flow control holds it
         },
         get destroyed() {
           return ws.readyState === ws.CLOSED;

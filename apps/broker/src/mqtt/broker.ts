@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { allowAll, type AccessControl } from "./access.js";
 import { ClientHandler, type Durability, type HandlerContext } from "./client-handler.js";
 import { BrokerCounters } from "./counters.js";
+import { FlowControl } from "./flow-control.js";
 import type { Transport, TransportEvents } from "./transport.js";
 import { PublishTemplates } from "./publish-templates.js";
 
@@ -39,6 +40,13 @@ export interface BrokerOptions {
    * (3.1.1 clients announce none, i.e. 65535). Default 100.
    */
   readonly outboundInflight?: number;
+  /** Unsent bytes a client may hold before it is dropped as not reading. Default 16 MiB. */
+  readonly maxClientBuffer?: number;
+  /**
+   * How long a congested subscriber may hold its publishers back (flow control) before it is
+   * disconnected as stalled, ms. Default 5000.
+   */
+  readonly stallMs?: number;
   /** How often timers run, ms. Default 1000. */
   readonly tickMs?: number;
   /** Bounds on a client's keep alive, seconds: outside them the server imposes the bound (Server Keep Alive). */
@@ -82,6 +90,8 @@ export class Broker {
       keepAlive: options.keepAlive ?? { min: 0, max: 65_535 },
       durability: options.store,
       templates: new PublishTemplates(),
+      flow: new FlowControl((clientId) => this.router.backlogged(clientId), options.stallMs ?? 5000),
+      maxClientBuffer: options.maxClientBuffer ?? 16 * 1024 * 1024,
     };
     this.#timer = setInterval(() => {
       this.tick();
@@ -163,6 +173,21 @@ export class Broker {
       });
     }
     for (const event of this.router.tick()) this.#ctx.log.info(event, event.kind);
+    this.#cutStalled(now);
+  }
+
+  // Flow control's budget: a subscriber that held publishers back too long is disconnected (0x97);
+  // its session goes offline, where the queue's bounds and overflow policy apply.
+  #cutStalled(now: number): void {
+    const { flow, owners, log, counters } = this.#ctx;
+    for (const clientId of flow.stalled(now)) {
+      const handler = owners.get(clientId);
+      flow.release(clientId);
+      if (handler === undefined) continue;
+      counters.stalledSubscribersDisconnected += 1;
+      log.warn({ clientId, queued: this.router.session(clientId)?.queue.count }, "subscriber disconnected: held its publishers back past the stall budget");
+      handler.disconnect(ReasonCode.QuotaExceeded, "too slow: queue held publishers back");
+    }
   }
 
   /**

@@ -24,6 +24,8 @@ import type { Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
 import type { AccessControl, ClientIdentity, EnhancedExchange, EnhancedStep } from "./access.js";
 import type { BrokerCounters } from "./counters.js";
+import type { FlowControl, Hold } from "./flow-control.js";
+import { HeldLane } from "./held-lane.js";
 import type { PublishTemplates } from "./publish-templates.js";
 import type { Transport } from "./transport.js";
 
@@ -53,6 +55,10 @@ export interface HandlerContext {
   readonly durability: Durability | undefined;
   /** Encodings shared by the copies of a message fanned out to many clients. */
   readonly templates: PublishTemplates;
+  /** Holds on publishers feeding congested subscribers. */
+  readonly flow: FlowControl;
+  /** Unsent bytes a client may hold before it is dropped as not reading. */
+  readonly maxClientBuffer: number;
 }
 
 /** Waits for the store to commit every change recorded so far. */
@@ -84,6 +90,10 @@ export class ClientHandler implements DeliverySink {
   #head = 0;
   #busy = false;
   #identity: ClientIdentity | undefined;
+  /** The flow control wait this handler is in, if any (see held-lane.ts). */
+  #hold: Hold | undefined;
+  readonly #lane = new HeldLane();
+  #readingPaused = false;
   #generation: number | undefined;
   /** An enhanced authentication exchange under way during CONNECT. */
   #enhanced: { readonly request: ConnectRequestEffect; readonly exchange: EnhancedExchange } | undefined;
@@ -108,12 +118,17 @@ export class ClientHandler implements DeliverySink {
   /** Bytes from the client. */
   receive(chunk: Uint8Array): void {
     this.#ctx.counters.bytesReceived += chunk.byteLength;
+    if (this.#lane.noteInput(chunk.byteLength) && !this.#readingPaused) {
+      this.#readingPaused = true;
+      this.#transport.pauseReading();
+    }
     this.#conn.receiveBytes(chunk);
     this.#flush();
   }
 
   /** The transport is gone (the client closed it, or it failed). */
   transportClosed(): void {
+    this.#hold?.cancel();
     this.#conn.connectionLost();
     this.#flush();
   }
@@ -126,14 +141,42 @@ export class ClientHandler implements DeliverySink {
 
   /** Ends the connection from the server side with a DISCONNECT reason code (v5) or a close. */
   disconnect(reasonCode: number, reasonString?: string): void {
+    this.#hold?.cancel();
     this.#conn.disconnect(reasonCode, reasonString);
     this.#flush();
   }
 
   #flush(): void {
-    const actions = this.#conn.drain();
-    for (const action of actions) this.#pending.push(action);
+    this.#take(this.#conn.drain());
     this.#run();
+  }
+
+  // Queues actions in order; while held for flow control, deliveries to this client and its acks
+  // of them go at once instead (held-lane.ts).
+  #take(actions: readonly Action[]): void {
+    for (const action of actions) {
+      if (this.#lane.passes(action)) this.#perform(action);
+      else this.#pending.push(action);
+    }
+  }
+
+  // Performs an action that passes a flow control wait: a send, or an effect that never waits.
+  #perform(action: Action): void {
+    if (action.kind === "send") this.#send(action.bytes);
+    else if (action.kind === "effect") void this.#effect(action.effect);
+  }
+
+  #send(bytes: Uint8Array): void {
+    const transport = this.#transport;
+    // A client that stopped reading is dropped once its unsent output passes the cap (issue #17.8).
+    if (transport.buffered > this.#ctx.maxClientBuffer) {
+      this.#ctx.counters.slowClientsDropped += 1;
+      this.#ctx.log.warn({ clientId: this.clientId, buffered: transport.buffered, remote: transport.remote }, "client dropped: not reading its output");
+      transport.destroy();
+      return;
+    }
+    this.#ctx.counters.bytesSent += bytes.byteLength;
+    transport.write(bytes);
   }
 
   // Performs pending actions in order; stops at an effect that has to wait, and resumes after it.
@@ -146,15 +189,14 @@ export class ClientHandler implements DeliverySink {
       this.#head += 1;
       switch (action.kind) {
         case "send":
-          this.#ctx.counters.bytesSent += action.bytes.byteLength;
-          this.#transport.write(action.bytes);
+          this.#send(action.bytes);
           break;
         case "close":
           this.#transport.close();
           break;
         case "effect": {
           const waiting = this.#effect(action.effect);
-          for (const next of this.#conn.drain()) this.#pending.push(next);
+          this.#take(this.#conn.drain());
           if (waiting !== undefined) {
             waiting.then(
               () => {
@@ -205,7 +247,7 @@ export class ClientHandler implements DeliverySink {
 
   #resume(): void {
     this.#busy = false;
-    for (const next of this.#conn.drain()) this.#pending.push(next);
+    this.#take(this.#conn.drain());
     this.#run();
   }
 
@@ -226,8 +268,7 @@ export class ClientHandler implements DeliverySink {
         return undefined;
       }
       case "publish":
-        this.#publish(effect);
-        return undefined;
+        return this.#publish(effect);
       case "subscribe":
         this.#subscribe(effect);
         return undefined;
@@ -254,7 +295,10 @@ export class ClientHandler implements DeliverySink {
       case "delivery-acked":
       case "delivery-rejected":
       case "delivery-completed":
-        if (id !== undefined && generation !== undefined) router.acknowledge(id.clientId, generation, effect.packetId);
+        if (id !== undefined && generation !== undefined) {
+          router.acknowledge(id.clientId, generation, effect.packetId);
+          this.#ctx.flow.progressed(id.clientId);
+        }
         return undefined;
       case "delivery-received":
         if (id !== undefined && generation !== undefined) router.pubrec(id.clientId, generation, effect.packetId);
@@ -405,7 +449,7 @@ export class ClientHandler implements DeliverySink {
     log.debug({ clientId: request.clientId, sessionPresent: outcome.sessionPresent, remote: this.#transport.remote }, "client connected");
   }
 
-  #publish(effect: PublishEffect): void {
+  #publish(effect: PublishEffect): Promise<void> | undefined {
     const { router, access, clock, counters, log } = this.#ctx;
     const id = this.#identity;
     if (id === undefined) return;
@@ -419,7 +463,7 @@ export class ClientHandler implements DeliverySink {
           this.#conn.acknowledgePublish(packetId, ReasonCode.NotAuthorized);
         });
       }
-      return;
+      return undefined;
     }
     const expiry = effect.properties.messageExpiryInterval;
     const outcome = router.publish({
@@ -438,6 +482,27 @@ export class ClientHandler implements DeliverySink {
         this.#conn.acknowledgePublish(packetId, outcome.noMatchingSubscribers ? ReasonCode.NoMatchingSubscribers : ReasonCode.Success);
       });
     }
+    return outcome.congested.length === 0 ? undefined : this.#holdFor(outcome.congested);
+  }
+
+  // Flow control: the message left subscribers congested, so this publisher waits (its ack too)
+  // until they drain, are cut off as stalled, or this connection ends.
+  #holdFor(congested: readonly string[]): Promise<void> | undefined {
+    if (this.#conn.phase !== "connected") return undefined;
+    const hold = this.#ctx.flow.hold(congested, this.#ctx.clock.now());
+    if (hold === undefined) return undefined;
+    this.#hold = hold;
+    this.#lane.start();
+    // What already waits behind this publish may include deliveries to this very client.
+    this.#take(this.#pending.splice(this.#head));
+    return hold.released.then(() => {
+      this.#hold = undefined;
+      this.#lane.end();
+      if (this.#readingPaused) {
+        this.#readingPaused = false;
+        this.#transport.resumeReading();
+      }
+    });
   }
 
   #subscribe(effect: SubscribeEffect): void {
@@ -493,7 +558,7 @@ export class ClientHandler implements DeliverySink {
     else log.debug(fields, "client disconnected");
     if (id === undefined || this.#generation === undefined) return;
     // Refused by the router if this connection was displaced: it cannot release the session.
-    router.disconnect(id.clientId, this.#generation, { publishWill, sessionExpiryInterval });
+    if (router.disconnect(id.clientId, this.#generation, { publishWill, sessionExpiryInterval }).ok) this.#ctx.flow.release(id.clientId);
     if (owners.get(id.clientId) === this) owners.delete(id.clientId);
   }
 

@@ -23,4 +23,8 @@ export class BrokerCounters {
   limitExceeded(limit: string): void {
     this.limitsExceeded[limit] = (this.limitsExceeded[limit] ?? 0) + 1;
   }
+  /** Clients dropped because their unsent output passed the buffer cap. */
+  slowClientsDropped = 0;
+  /** Subscribers disconnected for holding publishers back past the stall budget. */
+  stalledSubscribersDisconnected = 0;
 }

@@ -15,10 +15,19 @@ export interface Transport {
   write(bytes: Uint8Array): void;
   /** Bytes written but not yet taken by the kernel. */
   readonly buffered: number;
+  /** Stops taking input from the client (flow control); the kernel's buffer then slows its sender. */
+  pauseReading(): void;
+  /** Takes input again. */
+  resumeReading(): void;
   /** Flushes what is queued, then closes. */
   close(): void;
   /** Drops the connection at once. */
   destroy(): void;
+}
+
+/** Whether the handler asked to stop reading (flow control): input pacing must not resume then. */
+export interface ReadingState {
+  paused: boolean;
 }
 
 /** What a transport reports to its connection handler. */

@@ -7,6 +7,7 @@ export type { DeliveryContext, EnqueueOutcome, OverflowPolicy } from "./delivery
 export { isExpired, remainingExpiry, type Delivery, type Message, type MessageProperties } from "./message.js";
 export { PacketIds } from "./packet-ids.js";
 export type { DeliveryPlan, PlanTarget } from "./plan.js";
+export { DEFAULT_MARKS, type PressureMarks } from "./pressure.js";
 export { RetainedStore } from "./retained-store.js";
 export {
   Router,

@@ -14,6 +14,7 @@ import { Deadlines } from "./deadlines.js";
 import { complete, enqueue, pump, received, type DeliveryContext, type OverflowPolicy } from "./delivery.js";
 import { deliverySize, type Message } from "./message.js";
 import { planDelivery, type DeliveryPlan } from "./plan.js";
+import { DEFAULT_MARKS, isBacklogged, isCongested, type PressureMarks } from "./pressure.js";
 import { RetainedStore } from "./retained-store.js";
 import { NEVER_EXPIRES, Session } from "./session.js";
 import { SharedGroup } from "./shared-group.js";
@@ -39,6 +40,8 @@ export interface RouterOptions {
   readonly queueQos0Offline?: boolean;
   /** Upper bound for Session Expiry Interval, seconds (default: no bound). */
   readonly maxSessionExpiry?: number;
+  /** Flow control marks on online sessions' queues (see {@link ExecuteOutcome.congested}). */
+  readonly pressure?: Partial<PressureMarks>;
 }
 
 /** A connection asking to own a session. */
@@ -102,7 +105,15 @@ export interface ExecuteOutcome {
   readonly noMatchingSubscribers: boolean;
   /** True when the whole plan was refused as stale: executed before, or made by another router. */
   readonly refused: boolean;
+  /**
+   * Client ids of online sessions this message left at or above the high-water mark: the
+   * publisher should be slowed until {@link Router.backlogged} is false for each (router
+   * invariant 8: a full queue slows its publishers instead of dropping what they were acked).
+   */
+  readonly congested: readonly string[];
 }
+
+const NONE: readonly string[] = [];
 
 /** Something the router did on its own during {@link Router.tick}, for logs and metrics. */
 export type RouterEvent =
@@ -127,6 +138,7 @@ export class Router {
   readonly #overflow: OverflowPolicy;
   readonly #queueQos0Offline: boolean;
   readonly #maxExpiry: number;
+  readonly #marks: PressureMarks;
   readonly #sessions = new Map<string, Session>();
   readonly #subscriptions = new TopicTrie<{ readonly session: Session; readonly subscription: SessionSubscription }>();
   readonly #shared = new TopicTrie<SharedGroup>();
@@ -145,6 +157,7 @@ export class Router {
     this.#overflow = options.overflow ?? "drop-oldest";
     this.#queueQos0Offline = options.queueQos0Offline ?? false;
     this.#maxExpiry = options.maxSessionExpiry ?? NEVER_EXPIRES;
+    this.#marks = { ...DEFAULT_MARKS, ...options.pressure };
   }
 
   // The session, if `generation` is its current owner: the fence every connection call passes.
@@ -491,7 +504,7 @@ export class Router {
     if (!this.#unexecuted.delete(plan)) {
       const stale = plan.targets.length;
       this.stats.drop("stale-plan", stale);
-      return { queued: 0, stale, dropped: 0, noMatchingSubscribers: stale === 0, refused: true };
+      return { queued: 0, stale, dropped: 0, noMatchingSubscribers: stale === 0, refused: true, congested: NONE };
     }
     const ctx = this.#ctx();
     const message = plan.message;
@@ -504,6 +517,7 @@ export class Router {
     let queued = 0;
     let stale = 0;
     let dropped = 0;
+    let congested: string[] | undefined;
     for (const target of plan.targets) {
       const { session, delivery } = target;
       // Staleness first: a QoS 0 copy for a discarded session is stale, not an offline drop.
@@ -521,15 +535,25 @@ export class Router {
       if (outcome === "queued") {
         queued += 1;
         pump(session, ctx);
+        if (isCongested(session, this.#marks)) (congested ??= []).push(session.clientId);
       } else if (outcome === "stale") stale += 1;
       else dropped += 1;
     }
-    return { queued, stale, dropped, noMatchingSubscribers: plan.targets.length === 0, refused: false };
+    return { queued, stale, dropped, noMatchingSubscribers: plan.targets.length === 0, refused: false, congested: congested ?? NONE };
   }
 
   /** Plans and executes at once. */
   publish(message: Message): ExecuteOutcome {
     return this.execute(this.plan(message));
+  }
+
+  /**
+   * True while `clientId`'s session is online and its queue is above the low-water mark: a
+   * publisher slowed for it (see {@link ExecuteOutcome.congested}) keeps waiting.
+   */
+  backlogged(clientId: string): boolean {
+    const session = this.#sessions.get(clientId);
+    return session !== undefined && isBacklogged(session, this.#marks);
   }
 
   /**
