@@ -169,7 +169,8 @@ export class Serving {
     sub.close();
     ctx.handlers.delete(sub.streamId);
     const lane = this.#lanes.get(sub);
-    for (const out of [...(lane?.items ?? [])]) {
+    // Newest first: each removal is then at the end of the lane's sorted arrays, not a shift.
+    for (const out of [...(lane?.items ?? [])].reverse()) {
       out.abandon(ctx.io, RelayCode.Cancel);
       this.#retire(out);
     }
