@@ -264,6 +264,11 @@ export class LiteSession implements RouteSource, ServeHost {
   /** @inheritdoc */
   startGroup(sub: ServedSubscription, group: GroupReader): void {
     this.#serving.startGroup(sub, group);
+    // A new group flushes at once, without waiting for the turn's end: a turn that brings more
+    // groups than the track's cache holds (a stalled process catching up) would otherwise have
+    // them evicted before they were written.
+    this.#serving.flush();
+    this.#drain();
   }
 
   /** @inheritdoc */
