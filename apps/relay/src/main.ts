@@ -40,6 +40,7 @@ async function main(): Promise<void> {
   const relay = await startRelay(
     {
       host: config.host,
+      internalHost: config.internalHost,
       port: config.port,
       tcpPort: config.tcpPort,
       metricsPort: config.metricsPort,
@@ -47,6 +48,9 @@ async function main(): Promise<void> {
       tcpAccess: config.tcpAccess,
       limits: config.limits,
       trackLingerMs: config.trackLingerMs,
+      closeGraceMs: config.closeGraceMs,
+      redirect: config.cluster.redirect,
+      ...(config.adminToken === undefined ? {} : { adminToken: config.adminToken }),
       ...(config.hopId === undefined ? {} : { hopId: config.hopId }),
       ...(cert === undefined || key === undefined ? {} : { tls: { cert, key } }),
       cluster: {
@@ -90,6 +94,7 @@ async function main(): Promise<void> {
   log.info(
     {
       host: config.host,
+      internalHost: config.internalHost,
       http: relay.ports.http,
       tcp: relay.ports.tcp,
       metrics: relay.ports.metrics,

@@ -6,9 +6,10 @@ const KEY = "0123456789abcdef0123456789abcdef";
 const NOW = 1_800_000_000_000;
 const config: AuthConfig = { key: KEY, publicSubscribe: ["anon"], publicPublish: [] };
 
-function sign(claims: Record<string, unknown>, exp?: number): Promise<string> {
+/** Signs `claims`, expiring in an hour unless `exp` says otherwise (null: no `exp`). */
+function sign(claims: Record<string, unknown>, exp: number | null = NOW / 1000 + 3600): Promise<string> {
   let jwt = new SignJWT(claims).setProtectedHeader({ alg: "HS256" });
-  if (exp !== undefined) jwt = jwt.setExpirationTime(exp);
+  if (exp !== null) jwt = jwt.setExpirationTime(exp);
   return jwt.sign(new TextEncoder().encode(KEY));
 }
 
@@ -56,5 +57,26 @@ describe("authenticate", () => {
   it("refuses malformed claims", async () => {
     const token = await sign({ root: 5 });
     expect(await authenticate(config, "/", token, NOW)).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it("refuses a token without exp unless the config allows it", async () => {
+    const token = await sign({ root: "", subscribe: [""] }, null);
+    expect(await authenticate(config, "/", token, NOW)).toMatchObject({ ok: false, status: 401, reason: expect.stringContaining("exp") as unknown });
+    expect(await authenticate({ ...config, requireExp: false }, "/", token, NOW)).toMatchObject({ ok: true, expiresAt: undefined });
+  });
+
+  it("checks aud and iss when they are configured", async () => {
+    const strict: AuthConfig = { ...config, audience: ["relay"], issuer: ["https://issuer.example"] };
+    const good = await new SignJWT({ root: "", subscribe: [""] })
+      .setProtectedHeader({ alg: "HS256" })
+      .setAudience("relay")
+      .setIssuer("https://issuer.example")
+      .setExpirationTime(NOW / 1000 + 60)
+      .sign(new TextEncoder().encode(KEY));
+    expect(await authenticate(strict, "/", good, NOW)).toMatchObject({ ok: true });
+    const other = await sign({ root: "", subscribe: [""], aud: "someone-else", iss: "https://issuer.example" });
+    expect(await authenticate(strict, "/", other, NOW)).toMatchObject({ ok: false, status: 401, reason: expect.stringContaining("aud") as unknown });
+    const noIssuer = await sign({ root: "", subscribe: [""], aud: "relay" });
+    expect(await authenticate(strict, "/", noIssuer, NOW)).toMatchObject({ ok: false, status: 401, reason: expect.stringContaining("iss") as unknown });
   });
 });

@@ -10,6 +10,12 @@ export interface AuthConfig {
   readonly publicSubscribe: readonly string[];
   /** Paths anyone may publish to without a token. */
   readonly publicPublish: readonly string[];
+  /** Accepted `aud` values; empty or absent: not checked. */
+  readonly audience?: readonly string[];
+  /** Accepted `iss` values; empty or absent: not checked. */
+  readonly issuer?: readonly string[];
+  /** Refuse a token without `exp` (default true: a token that never expires must be asked for). */
+  readonly requireExp?: boolean;
 }
 
 /** The outcome of authenticating one connection. */
@@ -60,6 +66,12 @@ function within(root: string, prefixes: readonly string[]): string[] {
   return out;
 }
 
+function tokenRefusal(err: unknown): string {
+  if (err instanceof errors.JWTExpired) return "token expired";
+  if (err instanceof errors.JWTClaimValidationFailed) return `token claim ${err.claim} refused: ${err.reason}`;
+  return "invalid token";
+}
+
 /**
  * Authenticates a connection to `path` with an optional `?jwt=` token. Without a configured key
  * everything is allowed. With one, a missing token gets the public paths (401 if there are none);
@@ -81,10 +93,12 @@ export async function authenticate(config: AuthConfig, path: string, token: stri
     ({ payload } = await jwtVerify(token, new TextEncoder().encode(config.key), {
       algorithms: ["HS256"],
       currentDate: new Date(nowMs),
+      ...(config.audience === undefined || config.audience.length === 0 ? {} : { audience: [...config.audience] }),
+      ...(config.issuer === undefined || config.issuer.length === 0 ? {} : { issuer: [...config.issuer] }),
+      ...(config.requireExp === false ? {} : { requiredClaims: ["exp"] }),
     }));
   } catch (err) {
-    const why = err instanceof errors.JWTExpired ? "token expired" : "invalid token";
-    return { ok: false, status: 401, reason: why };
+    return { ok: false, status: 401, reason: tokenRefusal(err) };
   }
   const claims = readClaims(payload);
   if (typeof claims === "string") return { ok: false, status: 401, reason: claims };

@@ -2,6 +2,23 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, defaults, parseConfig, parseConfigFile } from "./config.js";
 
 describe("parseConfig", () => {
+  it("binds the internal ports to loopback, checks raw TCP like an anonymous WebSocket, and requires exp by default", () => {
+    expect(defaults).toMatchObject({ internalHost: "127.0.0.1", tcpAccess: "public", adminToken: undefined, auth: { requireExp: true } });
+  });
+
+  it("reads the access settings from flags, env and the file", () => {
+    const file = "internalHost: 10.0.0.5\nadmin:\n  token: admin-token-0123456789\nauth:\n  key: 0123456789abcdef\n  audience: relay\n  issuer: [a, b]\n  requireExp: false\n";
+    const parsed = parseConfig(["--config", "r.yaml"], {}, () => file);
+    expect(parsed).toMatchObject({
+      kind: "run",
+      config: { internalHost: "10.0.0.5", adminToken: "admin-token-0123456789", auth: { audience: ["relay"], issuer: ["a", "b"], requireExp: false } },
+    });
+    expect(parseConfig(["--internal-host", "::1"], { HANDOFF_RELAY_ADMIN_TOKEN: "env-admin-token-0123" })).toMatchObject({
+      config: { internalHost: "::1", adminToken: "env-admin-token-0123" },
+    });
+    expect(() => parseConfig([], { HANDOFF_RELAY_ADMIN_TOKEN: "short" })).toThrow(ConfigError);
+  });
+
   it("uses the defaults when nothing is given", () => {
     expect(parseConfig([], {})).toEqual({ kind: "run", config: defaults });
   });
@@ -24,7 +41,14 @@ describe("parseConfig", () => {
   it("reads auth settings from the file and the key from the environment", () => {
     const file = "auth:\n  publicSubscribe: [anon]\n";
     const parsed = parseConfig(["--config", "r.yaml"], { HANDOFF_RELAY_AUTH_KEY: "0123456789abcdef" }, () => file);
-    expect(parsed.kind === "run" && parsed.config.auth).toEqual({ key: "0123456789abcdef", publicSubscribe: ["anon"], publicPublish: [] });
+    expect(parsed.kind === "run" && parsed.config.auth).toEqual({
+      key: "0123456789abcdef",
+      publicSubscribe: ["anon"],
+      publicPublish: [],
+      audience: [],
+      issuer: [],
+      requireExp: true,
+    });
   });
 
   it("reads peers from repeated flags, the environment or the file, and checks their URLs", () => {

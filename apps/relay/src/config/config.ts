@@ -11,6 +11,7 @@ const port = z.number().int().min(0).max(65535);
 export const fileSchema = z
   .object({
     host: z.string().min(1),
+    internalHost: z.string().min(1),
     port,
     tcpPort: port,
     metricsPort: port,
@@ -18,6 +19,7 @@ export const fileSchema = z
     hopId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
     tcpAccess: z.enum(["trusted", "public"]),
     trackLingerMs: z.number().int().min(0),
+    closeGraceMs: z.number().int().min(0),
     tls: z
       .object({
         cert: z.string().min(1),
@@ -31,9 +33,13 @@ export const fileSchema = z
         key: z.string().min(16, "auth.key must be at least 16 characters"),
         publicSubscribe: z.array(z.string()),
         publicPublish: z.array(z.string()),
+        audience: z.union([z.string().min(1), z.array(z.string().min(1))]),
+        issuer: z.union([z.string().min(1), z.array(z.string().min(1))]),
+        requireExp: z.boolean(),
       })
       .partial()
       .strict(),
+    admin: z.object({ token: z.string().min(16, "admin.token must be at least 16 characters") }).partial().strict(),
     limits: z
       .object({
         maxSubscriptions: z.number().int().min(1),
@@ -66,6 +72,8 @@ export type FileConfig = z.infer<typeof fileSchema>;
 /** The relay's resolved settings. */
 export interface RelayConfig {
   readonly host: string;
+  /** Where the internal ports (raw-TCP cluster port, metrics/admin port) bind. */
+  readonly internalHost: string;
   readonly port: number;
   readonly tcpPort: number | undefined;
   readonly metricsPort: number | undefined;
@@ -74,9 +82,23 @@ export interface RelayConfig {
   readonly tcpAccess: "trusted" | "public";
   /** How long a track nobody reads keeps its upstream copy (ms). */
   readonly trackLingerMs: number;
+  /** How long a closed session's socket, or every socket at shutdown, may take to close before it is destroyed (ms). */
+  readonly closeGraceMs: number;
   /** TLS files: certificate and key to serve with (both or neither), CA to trust for TLS peers. */
   readonly tls: { readonly cert: string | undefined; readonly key: string | undefined; readonly ca: string | undefined };
-  readonly auth: { readonly key: string | undefined; readonly publicSubscribe: readonly string[]; readonly publicPublish: readonly string[] };
+  readonly auth: {
+    readonly key: string | undefined;
+    readonly publicSubscribe: readonly string[];
+    readonly publicPublish: readonly string[];
+    /** Accepted `aud` values (none: not checked). */
+    readonly audience: readonly string[];
+    /** Accepted `iss` values (none: not checked). */
+    readonly issuer: readonly string[];
+    /** Refuse tokens without `exp`. */
+    readonly requireExp: boolean;
+  };
+  /** Bearer token of `POST /goaway` (none: the endpoint refuses every call). */
+  readonly adminToken: string | undefined;
   readonly limits: Limits;
   readonly cluster: ClusterConfig;
 }
@@ -110,15 +132,18 @@ function definedLimits(limits: FileConfig["limits"]): Limits {
 /** Defaults used when neither a flag, a variable nor the file says otherwise. */
 export const defaults: RelayConfig = {
   host: "0.0.0.0",
+  internalHost: "127.0.0.1",
   port: 4443,
   tcpPort: undefined,
   metricsPort: undefined,
   logLevel: "info",
   hopId: undefined,
-  tcpAccess: "trusted",
+  tcpAccess: "public",
   trackLingerMs: 5000,
+  closeGraceMs: 2000,
   tls: { cert: undefined, key: undefined, ca: undefined },
-  auth: { key: undefined, publicSubscribe: [], publicPublish: [] },
+  auth: { key: undefined, publicSubscribe: [], publicPublish: [], audience: [], issuer: [], requireExp: true },
+  adminToken: undefined,
   limits: {},
   cluster: { peers: [], redirect: "", drainTimeoutMs: 10_000, handoverTimeoutMs: 5000, dialTimeoutMs: 5000 },
 };
@@ -135,7 +160,8 @@ A moq-lite relay: WebSocket (qmux-00 / webtransport framing) and HTTP on --port,
 TCP on --tcp-port, Prometheus /metrics on --metrics-port.
 
   --config <file>        YAML config file (env HANDOFF_RELAY_CONFIG)
-  --host <addr>          interface to bind (default ${defaults.host}, env HANDOFF_RELAY_HOST)
+  --host <addr>          interface of the WebSocket + HTTP port (default ${defaults.host}, env HANDOFF_RELAY_HOST)
+  --internal-host <addr> interface of the raw-TCP and metrics ports (default ${defaults.internalHost}, env HANDOFF_RELAY_INTERNAL_HOST)
   --port <n>             WebSocket + HTTP port, 0 = any free one (default ${String(defaults.port)}, env HANDOFF_RELAY_PORT)
   --tcp-port <n>         qmux over raw TCP for relay links (off by default, env HANDOFF_RELAY_TCP_PORT)
   --metrics-port <n>     Prometheus /metrics (off by default, env HANDOFF_RELAY_METRICS_PORT)
@@ -153,7 +179,8 @@ stops; SIGINT stops at once. POST /goaway?uri=<uri>&timeout=<ms> on the metrics 
 current sessions without stopping.
 
 The JWT key (HS256) comes from the file (auth.key) or env HANDOFF_RELAY_AUTH_KEY; without one,
-every connection may publish and subscribe everywhere.`;
+every connection may publish and subscribe everywhere. POST /goaway needs the bearer token admin.token
+(env HANDOFF_RELAY_ADMIN_TOKEN) and a target among the peers or the redirect.`;
 
 /** The result of reading argv: settings to run with, or help text to print. */
 export type ParsedArgs = { readonly kind: "run"; readonly config: RelayConfig } | { readonly kind: "help"; readonly text: string };
@@ -197,6 +224,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
       options: {
         config: { type: "string" },
         host: { type: "string" },
+        "internal-host": { type: "string" },
         port: { type: "string" },
         "tcp-port": { type: "string" },
         "metrics-port": { type: "string" },
@@ -257,10 +285,14 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
   if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new ConfigError("TLS needs both a certificate (--tls-cert) and a key (--tls-key)");
   const keyEnv = env["HANDOFF_RELAY_AUTH_KEY"];
   if (keyEnv !== undefined && keyEnv.length < 16) throw new ConfigError("HANDOFF_RELAY_AUTH_KEY must be at least 16 characters");
+  const adminEnv = env["HANDOFF_RELAY_ADMIN_TOKEN"];
+  if (adminEnv !== undefined && adminEnv.length < 16) throw new ConfigError("HANDOFF_RELAY_ADMIN_TOKEN must be at least 16 characters");
+  const list = (value: string | string[] | undefined): readonly string[] => (value === undefined ? [] : typeof value === "string" ? [value] : value);
   return {
     kind: "run",
     config: {
       host: values.host ?? env["HANDOFF_RELAY_HOST"] ?? file.host ?? defaults.host,
+      internalHost: values["internal-host"] ?? env["HANDOFF_RELAY_INTERNAL_HOST"] ?? file.internalHost ?? defaults.internalHost,
       port: httpPort ?? file.port ?? defaults.port,
       tcpPort: tcpPort ?? file.tcpPort ?? defaults.tcpPort,
       metricsPort: metricsPort ?? file.metricsPort ?? defaults.metricsPort,
@@ -268,12 +300,17 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
       hopId: file.hopId ?? defaults.hopId,
       tcpAccess: file.tcpAccess ?? defaults.tcpAccess,
       trackLingerMs: file.trackLingerMs ?? defaults.trackLingerMs,
+      closeGraceMs: file.closeGraceMs ?? defaults.closeGraceMs,
       tls: { cert: tlsCert, key: tlsKey, ca: file.tls?.ca },
       auth: {
         key: keyEnv ?? file.auth?.key ?? defaults.auth.key,
         publicSubscribe: file.auth?.publicSubscribe ?? defaults.auth.publicSubscribe,
         publicPublish: file.auth?.publicPublish ?? defaults.auth.publicPublish,
+        audience: list(file.auth?.audience),
+        issuer: list(file.auth?.issuer),
+        requireExp: file.auth?.requireExp ?? defaults.auth.requireExp,
       },
+      adminToken: adminEnv ?? file.admin?.token ?? defaults.adminToken,
       limits: definedLimits(file.limits),
       cluster: {
         peers,

@@ -8,9 +8,9 @@ const KEY = "test-secret-key-for-hs256-of-32-bytes!";
 
 const cleanup = e2eSetup();
 
-async function token(claims: Record<string, unknown>, expiresInS?: number): Promise<string> {
+async function token(claims: Record<string, unknown>, expiresInS = 3600): Promise<string> {
   let jwt = new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setIssuedAt();
-  if (expiresInS !== undefined) jwt = jwt.setExpirationTime(Math.floor(Date.now() / 1000) + expiresInS);
+  jwt = jwt.setExpirationTime(Math.floor(Date.now() / 1000) + expiresInS);
   return jwt.sign(new TextEncoder().encode(KEY));
 }
 

@@ -184,13 +184,15 @@ describe("cluster handovers", () => {
   });
 
   it("POST /goaway on the metrics port drains the relay's sessions toward the given URI without stopping it", async () => {
-    const a = await testRelay(cleanup, undefined, { metricsPort: 0 });
     const b = await testRelay(cleanup);
+    const adminToken = "admin-token-0123456789";
+    const a = await testRelay(cleanup, undefined, { metricsPort: 0, adminToken, redirect: tcpUrl(b) });
     const down = await clusterRelay(cleanup, [tcpUrl(a)]);
     await linked(a, down);
     const admin = `http://127.0.0.1:${String(a.ports.metrics)}/goaway`;
-    expect((await fetch(`${admin}?timeout=soon`, { method: "POST" })).status).toBe(400);
-    const res = await fetch(`${admin}?uri=${encodeURIComponent(tcpUrl(b))}&timeout=5000`, { method: "POST" });
+    const headers = { authorization: `Bearer ${adminToken}` };
+    expect((await fetch(`${admin}?timeout=soon`, { method: "POST", headers })).status).toBe(400);
+    const res = await fetch(`${admin}?uri=${encodeURIComponent(tcpUrl(b))}&timeout=5000`, { method: "POST", headers });
     expect(res.status).toBe(202);
     await until(() => down.cluster.peers[0]?.address.url === tcpUrl(b) && link(down) !== undefined, 5000, "the edge followed the redirect");
     expect(await metric(down, "relay_goaway_total", 'direction="received"')).toBe(1);

@@ -60,6 +60,8 @@ export async function testRelay(cleanup: (() => unknown)[], auth?: Partial<AuthC
       auth: { key: undefined, publicPublish: [], publicSubscribe: [], ...auth },
       tcpAccess: "trusted",
       limits: {},
+      // Tests leave raw sockets open: a short grace keeps their cleanup quick.
+      closeGraceMs: 200,
       ...extra,
     },
     pino({ level: process.env["HANDOFF_TEST_LOG"] ?? "silent" }),

@@ -1,5 +1,7 @@
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { normalizePath } from "@handoff/moq-resume/lite";
+import { authenticate, type AuthConfig } from "../auth/jwt.js";
+import { allowed } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import { json } from "./refuse.js";
 import type { RequestTarget } from "./request-target.js";
@@ -13,28 +15,49 @@ import { varintBytes } from "./varint.js";
  *   currently carrying, each prefixed with its QUIC-varint length (the moq-lite frame layout),
  *   `x-moq-frames` giving the count. 404 when the relay does not hold the group, 425 while it is
  *   still open.
- * Returns false for any other path (a WebSocket-only path gets 404 from the caller).
+ * `/announced` and `/fetch` are scoped like sessions: the token (`?jwt=`, or `Authorization:
+ * Bearer`) is checked against the prefix or broadcast asked for, and only what its subscribe
+ * grant covers is listed or served (401/403 otherwise, as for a session).
+ * Resolves false for any other path (a WebSocket-only path gets 404 from the caller).
  */
-export function handleHttp(origin: Origin, target: RequestTarget, res: ServerResponse): boolean {
+export async function handleHttp(origin: Origin, auth: AuthConfig, req: IncomingMessage, target: RequestTarget, res: ServerResponse): Promise<boolean> {
   const path = target.path;
   if (path === "/health") {
     json(res, 200, { status: "ok" });
     return true;
   }
-  if (path === "/announced" || path.startsWith("/announced/")) {
-    const prefix = normalizePath(path.slice("/announced".length));
-    json(res, 200, origin.announced(prefix).map((e) => e.path));
+  const announced = path === "/announced" || path.startsWith("/announced/");
+  const fetching = path.startsWith("/fetch/");
+  if (!announced && !fetching) return false;
+  const scope = normalizePath(path.slice(announced ? "/announced".length : "/fetch/".length));
+  // A fetch's scope is its broadcast: the path without the track name.
+  const cut = scope.lastIndexOf("/");
+  const broadcast = fetching ? (cut <= 0 ? scope : scope.slice(0, cut)) : scope;
+  const grant = await authenticate(auth, broadcast, tokenOf(req, target), Date.now());
+  if (!grant.ok) {
+    json(res, grant.status, { error: grant.reason });
     return true;
   }
-  if (path.startsWith("/fetch/")) {
-    fetchGroup(origin, path.slice("/fetch/".length), target.query.get("group"), res);
+  const readable = grant.permissions.subscribe;
+  if (announced) {
+    json(res, 200, origin.announced(scope).map((e) => e.path).filter((p) => allowed(readable, p)));
     return true;
   }
-  return false;
+  if (!allowed(readable, broadcast)) {
+    json(res, 403, { error: "not allowed to subscribe to this broadcast" });
+    return true;
+  }
+  fetchGroup(origin, scope, target.query.get("group"), res);
+  return true;
 }
 
-function fetchGroup(origin: Origin, rest: string, groupParam: string | null, res: ServerResponse): void {
-  const normal = normalizePath(rest);
+function tokenOf(req: IncomingMessage, target: RequestTarget): string | undefined {
+  const header = req.headers.authorization;
+  if (header?.startsWith("Bearer ") === true) return header.slice("Bearer ".length);
+  return target.query.get("jwt") ?? undefined;
+}
+
+function fetchGroup(origin: Origin, normal: string, groupParam: string | null, res: ServerResponse): void {
   const cut = normal.lastIndexOf("/");
   if (cut <= 0 || groupParam === null || !/^\d+$/.test(groupParam)) {
     json(res, 400, { error: "use /fetch/<broadcast>/<track>?group=N" });

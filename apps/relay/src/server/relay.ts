@@ -15,7 +15,7 @@ import type { LiteSession } from "../session/session.js";
 import { versionMode } from "../session/version.js";
 import { createFraming, negotiateSubprotocol, TCP_MOQ_ALPNS } from "../transport/index.js";
 import { adminHandler } from "./admin.js";
-import { attachSession, type AttachContext } from "./attach.js";
+import { attachSession, DEFAULT_CLOSE_GRACE_MS, type AttachContext } from "./attach.js";
 import { bindStream, streamCarrier } from "./carriers.js";
 import { drainSessions, type DrainResult } from "./drain.js";
 import { contain, guarded } from "./guard.js";
@@ -26,7 +26,10 @@ import { upgradeHandler } from "./ws-accept.js";
 
 /** What the relay listens on and how it behaves. */
 export interface RelayOptions {
+  /** Interface of the WebSocket + HTTP port. */
   readonly host: string;
+  /** Interface of the internal ports (raw TCP, metrics); default loopback ({@link DEFAULT_INTERNAL_HOST}). */
+  readonly internalHost?: string;
   /** WebSocket + HTTP port (0 = any free one). */
   readonly port: number;
   /** qmux over raw TCP for relay links; undefined = not listening. */
@@ -34,8 +37,17 @@ export interface RelayOptions {
   /** Prometheus `/metrics`; undefined = not listening. */
   readonly metricsPort: number | undefined;
   readonly auth: AuthConfig;
-  /** Grant of raw-TCP sessions: everything (a private relay-link port), or only the public paths. */
+  /**
+   * Grant of raw-TCP sessions, which carry no token: only the public paths (`public`, as a
+   * WebSocket without `?jwt=`), or everything (`trusted`, for a private relay-link interface).
+   */
   readonly tcpAccess: "trusted" | "public";
+  /** Bearer token `POST /goaway` needs; undefined: it is refused. */
+  readonly adminToken?: string;
+  /** The drain redirect: a target `POST /goaway` may name besides the peers. */
+  readonly redirect?: string;
+  /** After a session or the relay closes, how long a socket may take to close before it is destroyed (ms). */
+  readonly closeGraceMs?: number;
   readonly limits: Partial<SessionLimits>;
   /** This relay's hop id (random below 2^53 when undefined). */
   readonly hopId?: number;
@@ -55,6 +67,9 @@ export interface TlsOptions {
   readonly cert: string | Buffer;
   readonly key: string | Buffer;
 }
+
+/** Where the internal ports bind unless told otherwise. */
+export const DEFAULT_INTERNAL_HOST = "127.0.0.1";
 
 /** Default linger of an unread track: long enough for a sibling's resubscription after a handover. */
 export const DEFAULT_TRACK_LINGER_MS = 5000;
@@ -120,7 +135,8 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
     },
   });
   const sessions = new Set<LiteSession>();
-  const ctx: AttachContext = { origin, metrics, log, limits: options.limits, sessions, nextId: 1 };
+  const closeGraceMs = options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
+  const ctx: AttachContext = { origin, metrics, log, limits: options.limits, sessions, nextId: 1, closeGraceMs };
   const cluster = new Cluster(ctx, options.cluster ?? { peers: [] });
   const sockets = new Set<Duplex>();
   let accepting = true;
@@ -134,7 +150,16 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
         json(res, 400, { error: "bad request target" });
         return;
       }
-      if (!handleHttp(origin, target, res)) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+      handleHttp(origin, options.auth, req, target, res).then(
+        (handled) => {
+          if (!handled) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+        },
+        (err: unknown) => {
+          contain(ctx, "http", err, () => {
+            res.destroy();
+          });
+        },
+      );
     } catch (err) {
       contain(ctx, "http", err, () => {
         res.destroy();
@@ -209,12 +234,21 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
   const metricsServer =
     options.metricsPort === undefined
       ? undefined
-      : createHttpServer(adminHandler({ metrics, log, drain: (uri, timeoutMs) => drain({ uri, timeoutMs, stopAccepting: false }) }));
+      : createHttpServer(
+          adminHandler({
+            metrics,
+            log,
+            drain: (uri, timeoutMs) => drain({ uri, timeoutMs, stopAccepting: false }),
+            token: options.adminToken,
+            targets: [...(options.cluster?.peers ?? []), ...(options.redirect === undefined || options.redirect === "" ? [] : [options.redirect])],
+          }),
+        );
 
   const httpPort = await listen(http, options.port, options.host);
-  const tcpPort = tcp === undefined || options.tcpPort === undefined ? undefined : await listen(tcp, options.tcpPort, options.host);
+  const internalHost = options.internalHost ?? DEFAULT_INTERNAL_HOST;
+  const tcpPort = tcp === undefined || options.tcpPort === undefined ? undefined : await listen(tcp, options.tcpPort, internalHost);
   const metricsPort =
-    metricsServer === undefined || options.metricsPort === undefined ? undefined : await listen(metricsServer, options.metricsPort, options.host);
+    metricsServer === undefined || options.metricsPort === undefined ? undefined : await listen(metricsServer, options.metricsPort, internalHost);
 
   cluster.start();
   const sweep = setInterval(() => {
@@ -233,22 +267,43 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
       clearInterval(sweep);
       cluster.stop();
       for (const session of [...sessions]) session.close(RelayCode.Shutdown, "relay shutting down");
-      for (const client of wss.clients) client.terminate();
-      const closing = [http, tcp, metricsServer].map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            if (!server?.listening) {
-              resolve();
-              return;
-            }
-            server.close(() => {
-              resolve();
-            });
-          }),
+      const closing = Promise.all(
+        [http, tcp, metricsServer].map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              if (!server?.listening) {
+                resolve();
+                return;
+              }
+              server.close(() => {
+                resolve();
+              });
+            }),
+        ),
       );
-      for (const socket of sockets) socket.destroy();
+      http.closeIdleConnections();
+      metricsServer?.closeIdleConnections();
+      // Sockets whose peer never answers the close (half-open, or a request left unfinished)
+      // would hold the listeners open: past the grace they are destroyed.
+      let timer: NodeJS.Timeout | undefined;
+      const late = await Promise.race([
+        closing.then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => {
+            resolve(true);
+          }, closeGraceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (late) {
+        log.info({ sockets: sockets.size + wss.clients.size }, "shutdown grace over: destroying the sockets still open");
+        for (const client of wss.clients) client.terminate();
+        for (const socket of sockets) socket.destroy();
+        http.closeAllConnections();
+        metricsServer?.closeAllConnections();
+      }
       wss.close();
-      await Promise.all(closing);
+      await closing;
     },
   };
 }
