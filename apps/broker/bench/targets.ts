@@ -67,9 +67,17 @@ export function cpuOf(pid: number): number | undefined {
   }
 }
 
+let pinning: readonly string[] = [];
+
+/** Runs every broker started from now on through `taskset -c <cpus>` (the peers bench pins them). */
+export function pinBrokers(taskset: string, cpuList: string): void {
+  pinning = [taskset, "-c", cpuList];
+}
+
 // Starts `command args`, waits for a JSON line with msg "broker listening" and an `mqtt` port.
 async function spawnBroker(name: string, command: string, args: readonly string[], cleanup?: () => void): Promise<Target> {
-  const child: ChildProcess = spawn(command, args, { cwd: brokerDir, stdio: ["ignore", "pipe", "pipe", "ipc"] });
+  const [bin, ...rest] = [...pinning, command, ...args];
+  const child: ChildProcess = spawn(bin ?? command, rest, { cwd: brokerDir, stdio: ["ignore", "pipe", "pipe", "ipc"] });
   const warnings = new Map<string, number>();
   let stderr = "";
   let exit: string | undefined;
@@ -160,31 +168,49 @@ async function scrapeDrops(port: number): Promise<ReadonlyMap<string, number> | 
 
 const tsxArgs = ["--import", "tsx", "--conditions=@handoff/source"];
 
-/** handoff's own main.ts, MQTT over TCP only, in-memory storage, connection limit raised to 20k. */
-export const handoff: TargetKind = {
-  name: "handoff",
-  start: () => {
-    const dir = mkdtempSync(join(tmpdir(), "handoff-bench-"));
-    const config = join(dir, "broker.yaml");
-    // JSON is YAML: the config file raises the connection limit (default 10,000) above the
-    // 10k idle connections of the memory run and turns off the WebSocket listener; the HTTP
-    // endpoint stays on so the bench can read the broker's drop counters.
-    writeFileSync(
-      config,
-      JSON.stringify({
-        host: "127.0.0.1",
-        storage: "memory",
-        logLevel: "info",
-        listeners: { tcp: { port: 0 }, ws: { enabled: false } },
-        http: { port: 0 },
-        limits: { maxConnections: 20_000 },
-      }),
-    );
-    return spawnBroker("handoff", process.execPath, [...tsxArgs, "src/main.ts", "--config", config], () => {
-      rmSync(dir, { recursive: true, force: true });
-    });
-  },
-};
+/** handoff's own main.ts, MQTT over TCP only, with `storage`, connection limit raised to 20k. */
+export function handoffWith(storage: "memory" | "sqlite"): TargetKind {
+  return {
+    name: storage === "memory" ? "handoff (memory)" : "handoff (SQLite)",
+    start: async () => {
+      const dir = mkdtempSync(join(tmpdir(), "handoff-bench-"));
+      // The data directory outlives the config file, which goes once the broker has read it.
+      const dataDir = mkdtempSync(join(tmpdir(), "handoff-bench-data-"));
+      const config = join(dir, "broker.yaml");
+      // JSON is YAML: the config file raises the connection limit (default 10,000) above the
+      // 10k idle connections of the memory run and turns off the WebSocket listener; the HTTP
+      // endpoint stays on so the bench can read the broker's drop counters.
+      writeFileSync(
+        config,
+        JSON.stringify({
+          host: "127.0.0.1",
+          storage,
+          dataDir,
+          logLevel: "info",
+          listeners: { tcp: { port: 0 }, ws: { enabled: false } },
+          http: { port: 0 },
+          limits: { maxConnections: 20_000 },
+        }),
+      );
+      const target = await spawnBroker(storage === "memory" ? "handoff" : "handoff (SQLite)", process.execPath, [...tsxArgs, "src/main.ts", "--config", config], () => {
+        rmSync(dir, { recursive: true, force: true });
+      }).catch((err: unknown) => {
+        rmSync(dataDir, { recursive: true, force: true });
+        throw err;
+      });
+      return {
+        ...target,
+        stop: async () => {
+          await target.stop();
+          rmSync(dataDir, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
+
+/** handoff with in-memory storage (the load bench's target). */
+export const handoff: TargetKind = { ...handoffWith("memory"), name: "handoff" };
 
 /** aedes 1.2.0 (MQTT 3.1.1), default in-memory persistence. */
 export const aedes: TargetKind = {

@@ -1,0 +1,251 @@
+// The peers comparison (issue #22): handoff (SQLite and memory), mosquitto (when installed) and
+// aedes side by side on the same generator, in one invocation. Run from apps/broker:
+//   ../../node_modules/.bin/tsx --conditions=@handoff/source bench/peers.ts
+// Each broker is a child process; the generator runs in further child processes (one per role,
+// peers-generator.ts). With `taskset` on PATH the broker is pinned to CPU 0 and the generator to
+// CPU 1. Prints a table, writes bench/results/latest.json and compares with bench/baseline.json.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import { closeAll, openMany } from "./client.js";
+import type { GeneratorJob, GeneratorResult } from "./peers-generator.js";
+import { aedes, handoffWith, mosquitto, pinBrokers, which, type Target, type TargetKind } from "./targets.js";
+
+const WARMUP_MS = 1000;
+const MEASURE_MS = 3000;
+const IDLE_CLIENTS = 5000;
+const brokerDir = fileURLToPath(new URL("..", import.meta.url));
+const taskset = which("taskset");
+const twoCores = cpus().length >= 2;
+if (taskset !== undefined && twoCores) pinBrokers(taskset, "0");
+const generatorPrefix = taskset !== undefined && twoCores ? [taskset, "-c", "1"] : [];
+
+/** One row of the table. */
+interface Scenario {
+  readonly key: string;
+  readonly label: string;
+  readonly subscribers: Omit<Extract<GeneratorJob, { role: "subscribers" }>, "port" | "version" | "role" | "warmupMs" | "measureMs">;
+  readonly publishers: Omit<Extract<GeneratorJob, { role: "publishers" }>, "port" | "version" | "role" | "warmupMs" | "measureMs">;
+  /** What the row reports. */
+  readonly metric: "delivered" | "latency";
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  {
+    key: "fanin-qos1",
+    label: "QoS 1 fan-in, 10 publishers flooding -> 1 wildcard subscriber, delivered/s",
+    subscribers: { count: 1, filter: "bench/+/data", qos: 1 },
+    publishers: { count: 10, topicPrefix: "bench/", topicSuffix: "/data", sameTopic: false, qos: 1, window: 64, ratePerSec: undefined },
+    metric: "delivered",
+  },
+  {
+    key: "fanout-qos1",
+    label: "QoS 1 fan-out, 1 -> 100 subscribers, deliveries/s",
+    subscribers: { count: 100, filter: "bench/fanout", qos: 1 },
+    publishers: { count: 1, topicPrefix: "bench/fanout", topicSuffix: "", sameTopic: true, qos: 1, window: 64, ratePerSec: undefined },
+    metric: "delivered",
+  },
+  {
+    key: "latency-qos1-10k",
+    label: "QoS 1 fan-in at 10k msg/s offered (10 x 1k/s -> 1), p50 / p99 ms",
+    subscribers: { count: 1, filter: "bench/+/data", qos: 1 },
+    publishers: { count: 10, topicPrefix: "bench/", topicSuffix: "/data", sameTopic: false, qos: 1, window: 64, ratePerSec: 1000 },
+    metric: "latency",
+  },
+  // Last: a broker that cannot keep up with a QoS 0 flood is still reading it after the row ends.
+  {
+    key: "fanin-qos0",
+    label: "QoS 0 fan-in, 10 -> 1 flooding, delivered/s (offered/s)",
+    subscribers: { count: 1, filter: "bench/+/data", qos: 0 },
+    publishers: { count: 10, topicPrefix: "bench/", topicSuffix: "/data", sameTopic: false, qos: 0, window: 32, ratePerSec: undefined },
+    metric: "delivered",
+  },
+];
+
+interface Row {
+  readonly deliveredPerSec: number;
+  readonly sentPerSec: number;
+  readonly ackedPerSec: number;
+  readonly p50Ms: number | undefined;
+  readonly p99Ms: number | undefined;
+  readonly drops: number | undefined;
+  readonly note: string | undefined;
+}
+
+interface Message {
+  ready?: boolean;
+  result?: GeneratorResult;
+  error?: string;
+}
+
+function generator(job: GeneratorJob): { ready: Promise<void>; go: () => void; result: Promise<GeneratorResult> } {
+  const args = ["--import", "tsx", "--conditions=@handoff/source", "bench/peers-generator.ts", JSON.stringify(job)];
+  const [command, ...rest] = [...generatorPrefix, process.execPath, ...args];
+  const child = spawn(command ?? process.execPath, rest, { cwd: brokerDir, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  let ready: () => void = () => undefined;
+  let fail: (e: Error) => void = () => undefined;
+  const readyP = new Promise<void>((resolve, reject) => {
+    ready = resolve;
+    fail = reject;
+  });
+  const result = new Promise<GeneratorResult>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error("generator timed out"));
+    }, 60_000);
+    child.on("message", (m: Message) => {
+      if (m.ready === true) ready();
+      if (m.error !== undefined) {
+        fail(new Error(m.error));
+        reject(new Error(m.error));
+      }
+      if (m.result !== undefined) {
+        clearTimeout(timer);
+        resolve(m.result);
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      const e = new Error(`generator exited (${String(code)})`);
+      fail(e);
+      reject(e);
+    });
+  });
+  result.catch(() => undefined);
+  return { ready: readyP, go: () => child.send({ go: true }), result };
+}
+
+async function totalDrops(t: Target): Promise<number | undefined> {
+  const drops = await t.drops();
+  return drops === undefined ? undefined : [...drops].filter(([reason]) => reason !== "session-discarded").reduce((n, [, v]) => n + v, 0);
+}
+
+// Waits until the broker is idle (under 10% of a core over 500 ms, at most 20 s), so what one row
+// left behind (unread input, queues) does not run into the next.
+async function settle(t: Target): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const a = t.cpuSeconds();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const b = t.cpuSeconds();
+    if (a === undefined || b === undefined || b - a < 0.05 || Date.now() > deadline) return;
+  }
+}
+
+async function run(t: Target, version: 4 | 5, s: Scenario): Promise<Row> {
+  await settle(t);
+  const timing = { warmupMs: WARMUP_MS, measureMs: MEASURE_MS };
+  const before = await totalDrops(t);
+  const subs = generator({ role: "subscribers", port: t.port, version, ...s.subscribers, ...timing });
+  await subs.ready;
+  const pubs = generator({ role: "publishers", port: t.port, version, ...s.publishers, ...timing });
+  await pubs.ready;
+  subs.go();
+  pubs.go();
+  const [sub, pub] = await Promise.all([subs.result, pubs.result]);
+  await new Promise((resolve) => setTimeout(resolve, 300)); // let the broker see the clients go
+  const after = await totalDrops(t);
+  const lost = sub.lost + pub.lost;
+  return {
+    deliveredPerSec: sub.messages / sub.seconds,
+    sentPerSec: pub.messages / pub.seconds,
+    ackedPerSec: pub.acked / pub.seconds,
+    p50Ms: sub.p50Ms,
+    p99Ms: sub.p99Ms,
+    drops: before === undefined || after === undefined ? undefined : after - before,
+    note: lost > 0 ? `${String(lost)} client(s) closed by the broker` : undefined,
+  };
+}
+
+// RSS per connected and subscribed idle client.
+async function memoryPerClient(t: Target, count: number): Promise<{ perClientBytes: number; idleRssBytes: number } | string> {
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const idle = t.rss() ?? 0;
+  const { clients, error } = await openMany(t.port, count, "idle-", 250, 20_000);
+  try {
+    if (error !== undefined) return `only ${String(clients.length)} connected: ${error}`;
+    for (let i = 0; i < clients.length; i += 250) await Promise.all(clients.slice(i, i + 250).map((c, k) => c.subscribe(`idle/${String(i + k)}/#`, 1, 20_000)));
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const loaded = t.rss() ?? 0;
+    return { perClientBytes: (loaded - idle) / clients.length, idleRssBytes: idle };
+  } finally {
+    await closeAll(clients, 3000);
+  }
+}
+
+const mosquittoPath = which("mosquitto");
+const kinds: { kind: TargetKind; version: 4 | 5 }[] = [
+  { kind: handoffWith("sqlite"), version: 5 },
+  { kind: handoffWith("memory"), version: 5 },
+  ...(mosquittoPath === undefined ? [] : [{ kind: mosquitto(mosquittoPath), version: 5 as const }]),
+  { kind: aedes, version: 4 },
+];
+console.log(`peers bench: node ${process.version}, ${String(cpus().length)} CPU(s); ${String(WARMUP_MS)} ms warm-up + ${String(MEASURE_MS)} ms measured per row; 64-byte payloads`);
+console.log(taskset !== undefined && twoCores ? "broker pinned to CPU 0, generator processes to CPU 1 (taskset)" : "no taskset (or one CPU): broker and generator not pinned");
+console.log(mosquittoPath === undefined ? "mosquitto: skipped, not installed (Debian: apt-get install mosquitto)" : `mosquitto: ${mosquittoPath}`);
+console.log("MQTT 5 for handoff and mosquitto, 3.1.1 for aedes (it speaks nothing newer); the machine may be shared: figures are noisy\n");
+
+const results: Record<string, Record<string, Row | string>> = {};
+const memory: Record<string, { perClientBytes: number; idleRssBytes: number } | string> = {};
+for (const { kind, version } of kinds) {
+  let target: Target | undefined;
+  try {
+    target = await kind.start();
+    for (const s of SCENARIOS) {
+      if (s.key === "fanin-qos0") {
+        process.stdout.write(`  ${kind.name}: ${String(IDLE_CLIENTS)} idle subscribed clients...\n`);
+        await settle(target);
+        memory[kind.name] = await memoryPerClient(target, IDLE_CLIENTS);
+      }
+      process.stdout.write(`  ${kind.name}: ${s.key}...\n`);
+      (results[s.key] ??= {})[kind.name] = await run(target, version, s).catch((err: unknown) => (err instanceof Error ? err.message : String(err)));
+    }
+  } catch (err) {
+    console.log(`  ! ${kind.name}: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    await target?.stop();
+  }
+}
+
+const k = (n: number): string => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(0));
+const names = kinds.map((x) => x.kind.name);
+const cell = (s: Scenario, r: Row | string | undefined): string => {
+  if (r === undefined) return "-";
+  if (typeof r === "string") return `failed: ${r}`;
+  const drops = r.drops !== undefined && r.drops > 0 ? ` (${String(r.drops)} dropped)` : "";
+  if (s.metric === "latency") return `${r.p50Ms?.toFixed(1) ?? "?"} / ${r.p99Ms?.toFixed(1) ?? "?"}${drops}`;
+  const extra = s.key === "fanin-qos0" ? ` (${k(r.sentPerSec)})` : s.key === "fanin-qos1" ? ` (${k(r.ackedPerSec)} acked)` : "";
+  return `${k(r.deliveredPerSec)}${extra}${drops}${r.note === undefined ? "" : ` [${r.note}]`}`;
+};
+console.log(`\n| scenario | ${names.join(" | ")} |`);
+console.log(`|---|${names.map(() => "---").join("|")}|`);
+for (const s of SCENARIOS) console.log(`| ${s.label} | ${names.map((n) => cell(s, results[s.key]?.[n])).join(" | ")} |`);
+console.log(
+  `| RSS per connected + subscribed idle client (${String(IDLE_CLIENTS)} clients) | ${names
+    .map((n) => {
+      const m = memory[n];
+      return m === undefined ? "-" : typeof m === "string" ? m : `${(m.perClientBytes / 1024).toFixed(1)} KiB (idle RSS ${(m.idleRssBytes / 1048576).toFixed(0)} MiB)`;
+    })
+    .join(" | ")} |`,
+);
+
+const report = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, pinned: taskset !== undefined && twoCores, results, memory };
+const resultsDir = new URL("./results/", import.meta.url);
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(new URL("latest.json", resultsDir), `${JSON.stringify(report, null, 2)}\n`);
+console.log("\nwritten: bench/results/latest.json");
+const baselineUrl = new URL("./baseline.json", import.meta.url);
+if (existsSync(baselineUrl)) {
+  const baseline = JSON.parse(readFileSync(baselineUrl, "utf8")) as typeof report;
+  console.log(`against bench/baseline.json (${baseline.date}), delivered/s now / then:`);
+  for (const s of SCENARIOS) {
+    if (s.metric !== "delivered") continue;
+    const parts = names.map((n) => {
+      const now = results[s.key]?.[n];
+      const then = baseline.results[s.key]?.[n];
+      return typeof now === "object" && typeof then === "object" && then.deliveredPerSec > 0 ? `${n} ${(now.deliveredPerSec / then.deliveredPerSec).toFixed(2)}x` : `${n} -`;
+    });
+    console.log(`  ${s.key}: ${parts.join(", ")}`);
+  }
+}
