@@ -20,8 +20,14 @@ import { Broker } from "./mqtt/broker.js";
 import { withinTopicLevels } from "./mqtt/snapshot-limits.js";
 import { SqliteStore } from "./storage/index.js";
 
-/** The broker's version, as `$SYS/broker/version` and the logs report it. */
-export const VERSION = "0.0.0";
+/** The broker's version (its package.json), as `$SYS/broker/version` and the logs report it. */
+export const VERSION = packageVersion();
+
+function packageVersion(): string {
+  const parsed: unknown = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  const version = typeof parsed === "object" && parsed !== null && "version" in parsed ? parsed.version : undefined;
+  return typeof version === "string" ? version : "unknown";
+}
 
 /** A running broker. */
 export interface Server {
@@ -30,6 +36,8 @@ export interface Server {
   readonly ports: Readonly<Partial<Record<"mqtt" | "tls" | "ws" | "wss" | "http", number>>>;
   /** Re-reads the password and ACL files (SIGHUP). */
   reload(): Promise<void>;
+  /** Publishes the `$SYS` topics now (they also go out at start and every 10 s). */
+  publishSys(): void;
   /** Graceful stop: refuse new connections, DISCONNECT 0x8B to clients, flush, close. */
   close(): Promise<void>;
 }
@@ -89,6 +97,7 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
       maximumSessionExpiryInterval: limits.maxSessionExpiry,
       maximumTopicLevels: limits.maxTopicLevels,
       maximumFiltersPerSubscribe: limits.maxFiltersPerSubscribe,
+      connectTimeoutMs: limits.connectTimeout * 1000,
     },
     router: {
       queueLimits: { maxCount: limits.maxQueuedMessages, maxBytes: limits.maxQueuedBytes },
@@ -101,6 +110,7 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
   metrics.observeRouter(broker.router);
   metrics.observeConnections(() => broker.connections);
   registerSafetyMetrics(metrics.registry, broker.counters);
+  metrics.observeTraffic(broker.counters);
 
   const listeners: Listening[] = [];
   const ports: Partial<Record<"mqtt" | "tls" | "ws" | "wss" | "http", number>> = {};
@@ -141,24 +151,21 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
     throw err;
   }
 
-  // $SYS topics, retained, every 10 s (and once at start).
-  const publishSys = async (): Promise<void> => {
-    const totals = await metrics.totals();
-    for (const { topic, payload } of sysTopics(sysSnapshot(broker.router, totals), { version: VERSION, uptimeSeconds: Math.floor((Date.now() - started) / 1000) })) {
+  // $SYS topics, retained, every 10 s (and once at start), from the counters /metrics reads.
+  const publishSys = (): void => {
+    const totals = metrics.totals();
+    for (const { topic, payload } of sysTopics(sysSnapshot(broker.router, totals), { version: `handoff ${VERSION}`, uptimeSeconds: Math.floor((Date.now() - started) / 1000) })) {
       broker.router.publish({ topic, payload: Buffer.from(payload), qos: 0, retain: true, properties: {} });
     }
   };
-  const sysTimer = setInterval(() => {
-    publishSys().catch((err: unknown) => {
-      log.warn({ err }, "$SYS publish failed");
-    });
-  }, 10_000);
+  const sysTimer = setInterval(publishSys, 10_000);
   sysTimer.unref();
-  await publishSys();
+  publishSys();
 
   return {
     broker,
     ports,
+    publishSys,
     reload: async () => {
       const summary = await auth.reload();
       log.info(summary, "auth files reloaded");

@@ -62,6 +62,10 @@ describe("loadConfig defaults", () => {
     expect([config.storage, config.dataDir, config.auth.allowAnonymous, config.queue.overflow]).toEqual(["sqlite", "./data", true, "drop-oldest"]);
   });
 
+  it("gives a connection 10 s to complete its CONNECT by default", () => {
+    expect(load([]).limits.connectTimeout).toBe(10);
+  });
+
   it("records that no config file was read", () => {
     expect(load([]).configFile).toBeUndefined();
   });

@@ -47,6 +47,7 @@ export const DEFAULTS = {
   maxFiltersPerSubscribe: 256,
   maxClientBuffer: 16_777_216,
   stallSeconds: 5,
+  connectTimeout: 10,
   overflow: "drop-oldest",
 } as const;
 
@@ -137,6 +138,7 @@ export const configSchema = z.strictObject({
       maxFiltersPerSubscribe: int(1, 65_535).default(DEFAULTS.maxFiltersPerSubscribe),
       maxClientBuffer: int(65_536, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxClientBuffer),
       stallSeconds: z.number().positive().max(3600).default(DEFAULTS.stallSeconds),
+      connectTimeout: int(1, 3600).default(DEFAULTS.connectTimeout),
     })
     .prefault({}),
   auth: z

@@ -73,6 +73,8 @@ export interface LimitsConfig {
   readonly maxClientBuffer: number;
   /** Seconds a congested subscriber may hold its publishers back before it is disconnected. */
   readonly stallSeconds: number;
+  /** Seconds a connection has to complete CONNECT (enhanced authentication included); then it is closed. */
+  readonly connectTimeout: number;
 }
 
 /** Authentication and authorization files. */

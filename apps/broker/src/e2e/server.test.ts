@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { hashPassword } from "../auth/index.js";
 import { StoreOpenError } from "../storage/index.js";
 import { collect, until } from "./harness.js";
+import { VERSION } from "../server.js";
 import { serverFixture } from "./server-harness.js";
 
 const fixtures = new URL("./fixtures/", import.meta.url).pathname;
@@ -74,7 +75,9 @@ describe("the broker server", () => {
     const client = await connect(`mqtt://127.0.0.1:${String(s.ports.mqtt ?? 0)}`);
     await client.subscribeAsync("$SYS/broker/version", { qos: 0 });
     await until(() => collect(client).length === 1);
-    expect(collect(client)[0]).toMatchObject({ retain: true, payload: "0.0.0" });
+    expect(collect(client)[0]).toMatchObject({ retain: true, payload: `handoff ${VERSION}` });
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+    expect(VERSION).not.toBe("0.0.0");
   });
 
   it("sends MQTT 5 clients DISCONNECT 0x8B when it shuts down", async () => {

@@ -5,9 +5,14 @@
 import type { Socket } from "node:net";
 import { WriteBatch, type ReadingState, type Transport } from "../mqtt/transport.js";
 
+/** Idle time before the first TCP keepalive probe on an accepted socket. */
+export const TCP_KEEPALIVE_MS = 60_000;
+
 /** Wraps an accepted socket. */
 export function socketTransport(socket: Socket, listener: "tcp" | "tls", reading: ReadingState = { paused: false }): Transport {
   socket.setNoDelay(true);
+  // A peer that vanished without a FIN (power loss, NAT drop) is found even with keep alive 0.
+  socket.setKeepAlive(true, TCP_KEEPALIVE_MS);
   // One write per tick: a fan-out of many small packets to one client costs one buffer and one
   // syscall, not one of each per packet.
   const batch = new WriteBatch((chunks, bytes) => {

@@ -10,6 +10,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { Broker } from "../mqtt/broker.js";
 import { WriteBatch, type ReadingState, type Transport } from "../mqtt/transport.js";
 import { pacedReader } from "./paced-reader.js";
+import { TCP_KEEPALIVE_MS } from "./socket-transport.js";
 import { bind, type Listening } from "./tcp.js";
 
 function wsTransport(ws: WebSocket, remote: string, listener: "ws" | "wss", reading: ReadingState): Transport {
@@ -74,6 +75,7 @@ export function listenWs(
   });
   wss.on("connection", (ws, req) => {
     const remote = `${req.socket.remoteAddress ?? "?"}:${String(req.socket.remotePort ?? 0)}`;
+    req.socket.setKeepAlive(true, TCP_KEEPALIVE_MS);
     const reading: ReadingState = { paused: false };
     const events = broker.attach(wsTransport(ws, remote, kind, reading));
     if (events === undefined) return;

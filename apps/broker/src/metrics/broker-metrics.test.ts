@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { BrokerCounters } from "../mqtt/counters.js";
 import { createBrokerMetrics } from "./broker-metrics.js";
 import type { RouterSource } from "./router-source.js";
 
@@ -21,14 +22,16 @@ function router(): RouterSource & { stats: { dropped: Record<string, number>; pu
 }
 
 describe("createBrokerMetrics", () => {
-  it("exposes the counters the connection layer increments", async () => {
+  it("samples the connection layer's counters at scrape time", async () => {
     const metrics = createBrokerMetrics({ processMetrics: false });
-    metrics.connects.inc();
-    metrics.disconnects.inc({ reason: "keepalive-timeout" });
-    metrics.messagesReceived.inc({ qos: "1" });
-    metrics.messagesSent.inc({ qos: "2" }, 3);
-    metrics.bytesReceived.inc(100);
-    metrics.authFailures.inc({ reason: "bad-credentials" });
+    const counters = new BrokerCounters();
+    metrics.observeTraffic(counters);
+    counters.connects += 1;
+    counters.disconnected("keepalive-timeout");
+    counters.received(1);
+    for (let i = 0; i < 3; i++) counters.sent(2);
+    counters.bytesReceived += 100;
+    counters.authFailed(0x86);
     const text = await metrics.registry.metrics();
     expect(text).toContain("handoff_broker_connects_total 1");
     expect(text).toContain('handoff_broker_disconnects_total{reason="keepalive-timeout"} 1');
@@ -85,15 +88,25 @@ describe("createBrokerMetrics", () => {
   it("keeps two instances apart", async () => {
     const a = createBrokerMetrics({ processMetrics: false });
     const b = createBrokerMetrics({ processMetrics: false });
-    a.connects.inc();
+    const counters = new BrokerCounters();
+    counters.connects = 4;
+    a.observeTraffic(counters);
     expect(await b.registry.metrics()).toContain("handoff_broker_connects_total 0");
   });
 
-  it("sums the directly counted metrics over their labels", async () => {
+  it("gives $SYS the same totals as the scrape, summed over their labels", async () => {
     const metrics = createBrokerMetrics({ processMetrics: false });
-    metrics.messagesReceived.inc({ qos: "0" }, 2);
-    metrics.messagesReceived.inc({ qos: "1" }, 3);
-    metrics.connections.inc(2);
-    expect(await metrics.totals()).toMatchObject({ messagesReceived: 5, connections: 2 });
+    const counters = new BrokerCounters();
+    metrics.observeTraffic(counters);
+    metrics.observeConnections(() => 2);
+    counters.received(0);
+    counters.received(0);
+    for (let i = 0; i < 3; i++) counters.received(1);
+    counters.authFailed(0x86);
+    counters.authFailed(0x87);
+    expect(metrics.totals()).toMatchObject({ messagesReceived: 5, connections: 2, authFailures: 2 });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('handoff_broker_messages_received_total{qos="0"} 2');
+    expect(text).toContain('handoff_broker_auth_failures_total{reason="not-authorized"} 1');
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The broker's Prometheus metrics, on a registry of their own (not prom-client's global one, so
- * two brokers in one process or test do not collide). Counters the connection layer sees are
- * incremented directly; the router's own counters and sizes are sampled at scrape time from the
- * source given to {@link BrokerMetrics.observeRouter}.
+ * two brokers in one process or test do not collide). Everything is sampled at scrape time: the
+ * connection layer's counters from {@link BrokerMetrics.observeTraffic}, the router's counters and
+ * sizes from {@link BrokerMetrics.observeRouter}. The same sources feed `$SYS` through
+ * {@link BrokerMetrics.totals}, so both always agree.
  * @module
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
@@ -17,10 +18,19 @@ export interface BrokerMetricsOptions {
   readonly processMetrics?: boolean;
 }
 
-/** QoS label values. */
-export type QosLabel = "0" | "1" | "2";
+/** The connection layer's counters as the metrics read them (the broker's `BrokerCounters`). */
+export interface TrafficSource {
+  readonly connects: number;
+  /** By QoS 0, 1, 2. */
+  readonly messagesReceived: readonly number[];
+  readonly messagesSent: readonly number[];
+  readonly bytesReceived: number;
+  readonly bytesSent: number;
+  readonly disconnects: ReadonlyMap<string, number>;
+  readonly authFailures: ReadonlyMap<string, number>;
+}
 
-/** Totals of the directly counted metrics, for `$SYS` topics. */
+/** Totals of the traffic counters, for `$SYS` topics. */
 export interface TrafficTotals {
   readonly connections: number;
   readonly connects: number;
@@ -35,35 +45,25 @@ export interface TrafficTotals {
 export interface BrokerMetrics {
   /** The registry `/metrics` serializes. */
   readonly registry: Registry;
-  /** Open MQTT connections (sampled from {@link BrokerMetrics.observeConnections} if set, else inc/dec). */
-  readonly connections: Gauge;
-  /** CONNECTs accepted. */
-  readonly connects: Counter;
-  /** Connections ended, by reason (a short slug: `client`, `keepalive-timeout`, `takeover`, `protocol-error`, ...). */
-  readonly disconnects: Counter<"reason">;
-  /** PUBLISH packets received from clients, by QoS. */
-  readonly messagesReceived: Counter<"qos">;
-  /** PUBLISH packets sent to clients, by QoS. */
-  readonly messagesSent: Counter<"qos">;
-  /** Bytes read from client sockets. */
-  readonly bytesReceived: Counter;
-  /** Bytes written to client sockets. */
-  readonly bytesSent: Counter;
-  /** CONNECTs refused by authentication, by reason (`bad-credentials`, `not-authorized`, `bad-method`). */
-  readonly authFailures: Counter<"reason">;
   /** Samples the router's counters and sizes at every scrape; the last source given wins. */
   observeRouter(router: RouterSource): void;
-  /** Samples the connection count at every scrape instead of relying on inc/dec. */
+  /**
+   * Samples the connection layer's counters at every scrape: connects, disconnects by reason,
+   * messages received and sent by QoS, bytes both ways, auth failures by reason.
+   */
+  observeTraffic(traffic: TrafficSource): void;
+  /** Samples the open connection count at every scrape. */
   observeConnections(count: () => number): void;
-  /** Current totals of the directly counted metrics. */
-  totals(): Promise<TrafficTotals>;
+  /** Current totals of the traffic counters (zeros before {@link observeTraffic}). */
+  totals(): TrafficTotals;
 }
 
-/** Sum of a metric's values over all label sets. */
-async function total(metric: Counter | Gauge): Promise<number> {
-  const { values } = await metric.get();
-  return values.reduce((sum, { value }) => sum + value, 0);
-}
+const NO_TRAFFIC: TrafficSource = { connects: 0, messagesReceived: [], messagesSent: [], bytesReceived: 0, bytesSent: 0, disconnects: new Map(), authFailures: new Map() };
+const sum = (values: Iterable<number>): number => {
+  let n = 0;
+  for (const v of values) n += v;
+  return n;
+};
 
 /** Creates the metrics on a fresh registry. */
 export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerMetrics {
@@ -118,47 +118,67 @@ export function createBrokerMetrics(options: BrokerMetricsOptions = {}): BrokerM
     },
   });
 
-  const connections = new Gauge({
+  new Gauge({
     name: name("connections"),
     help: "Open MQTT connections.",
     registers,
     collect() {
-      if (connectionCount !== undefined) this.set(connectionCount());
+      this.set(connectionCount?.() ?? 0);
     },
   });
-  const connects = new Counter({ name: name("connects_total"), help: "CONNECTs accepted.", registers });
-  const disconnects = new Counter({ name: name("disconnects_total"), help: "Connections ended, by reason.", labelNames: ["reason"], registers });
-  const messagesReceived = new Counter({ name: name("messages_received_total"), help: "PUBLISH packets received, by QoS.", labelNames: ["qos"], registers });
-  const messagesSent = new Counter({ name: name("messages_sent_total"), help: "PUBLISH packets sent, by QoS.", labelNames: ["qos"], registers });
-  const bytesReceived = new Counter({ name: name("bytes_received_total"), help: "Bytes read from client connections.", registers });
-  const bytesSent = new Counter({ name: name("bytes_sent_total"), help: "Bytes written to client connections.", registers });
-  const authFailures = new Counter({ name: name("auth_failures_total"), help: "CONNECTs refused by authentication, by reason.", labelNames: ["reason"], registers });
+  let traffic = NO_TRAFFIC;
+  const trafficCounter = (suffix: string, help: string, read: (source: TrafficSource) => number): void => {
+    new Counter({
+      name: name(suffix),
+      help,
+      registers,
+      collect() {
+        this.reset();
+        this.inc(read(traffic));
+      },
+    });
+  };
+  const labelledCounter = (suffix: string, help: string, label: string, read: (source: TrafficSource) => Iterable<readonly [string, number]>): void => {
+    new Counter({
+      name: name(suffix),
+      help,
+      labelNames: [label],
+      registers,
+      collect() {
+        this.reset();
+        for (const [value, count] of read(traffic)) this.inc({ [label]: value }, count);
+      },
+    });
+  };
+  const byQos = (counts: readonly number[]): [string, number][] => counts.map((count, qos) => [String(qos), count]);
+  trafficCounter("connects_total", "CONNECTs accepted.", (t) => t.connects);
+  labelledCounter("disconnects_total", "Connections ended, by reason.", "reason", (t) => t.disconnects);
+  labelledCounter("messages_received_total", "PUBLISH packets received, by QoS.", "qos", (t) => byQos(t.messagesReceived));
+  labelledCounter("messages_sent_total", "PUBLISH packets sent, by QoS (resends included).", "qos", (t) => byQos(t.messagesSent));
+  trafficCounter("bytes_received_total", "Bytes read from client connections.", (t) => t.bytesReceived);
+  trafficCounter("bytes_sent_total", "Bytes written to client connections.", (t) => t.bytesSent);
+  labelledCounter("auth_failures_total", "CONNECTs refused by authentication or authorisation, by reason.", "reason", (t) => t.authFailures);
 
   return {
     registry,
-    connections,
-    connects,
-    disconnects,
-    messagesReceived,
-    messagesSent,
-    bytesReceived,
-    bytesSent,
-    authFailures,
     observeRouter(source) {
       router = source;
+    },
+    observeTraffic(source) {
+      traffic = source;
     },
     observeConnections(count) {
       connectionCount = count;
     },
-    async totals() {
+    totals() {
       return {
-        connections: connectionCount?.() ?? (await total(connections)),
-        connects: await total(connects),
-        messagesReceived: await total(messagesReceived),
-        messagesSent: await total(messagesSent),
-        bytesReceived: await total(bytesReceived),
-        bytesSent: await total(bytesSent),
-        authFailures: await total(authFailures),
+        connections: connectionCount?.() ?? 0,
+        connects: traffic.connects,
+        messagesReceived: sum(traffic.messagesReceived),
+        messagesSent: sum(traffic.messagesSent),
+        bytesReceived: traffic.bytesReceived,
+        bytesSent: traffic.bytesSent,
+        authFailures: sum(traffic.authFailures.values()),
       };
     },
   };

@@ -7,7 +7,7 @@ export {
   METRIC_PREFIX,
   type BrokerMetrics,
   type BrokerMetricsOptions,
-  type QosLabel,
+  type TrafficSource,
   type TrafficTotals,
 } from "./broker-metrics.js";
 export { registerSafetyMetrics, type SafetySource } from "./safety-metrics.js";

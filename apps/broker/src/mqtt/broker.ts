@@ -83,7 +83,8 @@ export class Broker {
       access: options.access ?? allowAll,
       counters: this.counters,
       // Inbound topic aliases on by default (mosquitto's default maximum is 10 too).
-      protocol: { topicAliasMaximum: 10, ...options.protocol, clock, generateClientId: () => `handoff-${randomUUID()}` },
+      // A socket that never completes CONNECT is closed after 10 s, as mosquitto does.
+      protocol: { topicAliasMaximum: 10, connectTimeoutMs: 10_000, ...options.protocol, clock, generateClientId: () => `handoff-${randomUUID()}` },
       owners: new Map(),
       qos0HighWaterBytes: options.qos0HighWaterBytes ?? 64 * 1024,
       outboundInflight: options.outboundInflight ?? 100,

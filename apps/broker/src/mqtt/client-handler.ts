@@ -81,6 +81,8 @@ function own(payload: Uint8Array): Uint8Array {
   return payload.byteOffset === 0 && payload.byteLength === payload.buffer.byteLength ? payload : payload.slice();
 }
 
+const PROTOCOL_NAMES = { 3: "MQTT 3.1", 4: "MQTT 3.1.1", 5: "MQTT 5.0" } as const;
+
 /** Handles one client connection. */
 export class ClientHandler implements DeliverySink {
   readonly #ctx: HandlerContext;
@@ -332,6 +334,8 @@ export class ClientHandler implements DeliverySink {
       if (!this.#connecting()) return;
       if (started === undefined) {
         counters.connectsRefused += 1;
+        counters.authFailed(ReasonCode.BadAuthenticationMethod);
+        log.info({ clientId: request.clientId, remote: this.#transport.remote, method: request.authentication.method }, "connect refused: authentication method not supported");
         this.#conn.reject(ReasonCode.BadAuthenticationMethod, "authentication method not supported");
         return;
       }
@@ -347,7 +351,8 @@ export class ClientHandler implements DeliverySink {
     if (!this.#connecting()) return; // the client left while we checked
     if (!verdict.ok) {
       counters.connectsRefused += 1;
-      log.info({ clientId: request.clientId, username: request.username, reason: verdict.reason }, "connect refused");
+      counters.authFailed(verdict.reasonCode);
+      log.info({ clientId: request.clientId, username: request.username, remote: this.#transport.remote, reasonCode: verdict.reasonCode, reason: verdict.reason }, "connect refused");
       this.#conn.reject(verdict.reasonCode);
       return;
     }
@@ -365,7 +370,8 @@ export class ClientHandler implements DeliverySink {
       case "failure":
         this.#enhanced = undefined;
         this.#ctx.counters.connectsRefused += 1;
-        this.#ctx.log.info({ clientId: pending.request.clientId, reasonCode: step.reasonCode }, "enhanced authentication failed");
+        this.#ctx.counters.authFailed(step.reasonCode);
+        this.#ctx.log.info({ clientId: pending.request.clientId, remote: this.#transport.remote, reasonCode: step.reasonCode }, "connect refused: enhanced authentication failed");
         this.#conn.reject(step.reasonCode);
         return;
       case "success":
@@ -386,7 +392,8 @@ export class ClientHandler implements DeliverySink {
     // A will is a publish: its topic passes the publish ACL at CONNECT (0x87, 3.1.1 0x05).
     if (will !== undefined && !access.canPublish(identity, will.topic)) {
       counters.connectsRefused += 1;
-      log.info({ clientId: request.clientId, username: identity.username, topic: will.topic }, "connect refused: will topic not authorized");
+      counters.authFailed(ReasonCode.NotAuthorized);
+      log.info({ clientId: request.clientId, username: identity.username, remote: this.#transport.remote, topic: will.topic }, "connect refused: will topic not authorized");
       this.#conn.reject(ReasonCode.NotAuthorized, "will topic not authorized");
       return;
     }
@@ -446,17 +453,31 @@ export class ClientHandler implements DeliverySink {
     });
     // CONNACK is queued first; only then may the router resend and drain the session.
     router.bind(request.clientId, outcome.generation);
-    log.debug({ clientId: request.clientId, sessionPresent: outcome.sessionPresent, remote: this.#transport.remote }, "client connected");
+    counters.connects += 1;
+    // What mosquitto users read their logs for: who, from where, how.
+    log.info(
+      {
+        clientId: request.clientId,
+        username: identity.username,
+        remote: this.#transport.remote,
+        listener: this.#transport.listener,
+        protocol: PROTOCOL_NAMES[request.protocolVersion],
+        cleanStart: request.cleanStart,
+        keepAlive: serverKeepAlive ?? request.keepAlive,
+        sessionPresent: outcome.sessionPresent,
+      },
+      "client connected",
+    );
   }
 
   #publish(effect: PublishEffect): Promise<void> | undefined {
     const { router, access, clock, counters, log } = this.#ctx;
     const id = this.#identity;
     if (id === undefined) return;
-    counters.messagesReceived += 1;
+    counters.received(effect.qos);
     if (!access.canPublish(id, effect.topic)) {
       counters.publishesDenied += 1;
-      log.info({ clientId: id.clientId, topic: effect.topic }, "publish denied");
+      log.debug({ clientId: id.clientId, topic: effect.topic }, "publish denied");
       const packetId = effect.packetId;
       if (packetId !== undefined) {
         this.#afterCommit(() => {
@@ -518,7 +539,7 @@ export class ClientHandler implements DeliverySink {
     for (const [i, s] of effect.subscriptions.entries()) {
       if (!access.canSubscribe(id, s.topicFilter)) {
         counters.subscriptionsDenied += 1;
-        log.info({ clientId: id.clientId, filter: s.topicFilter }, "subscribe denied");
+        log.debug({ clientId: id.clientId, filter: s.topicFilter }, "subscribe denied");
         codes.push(denied);
         continue;
       }
@@ -550,12 +571,16 @@ export class ClientHandler implements DeliverySink {
   #closed(publishWill: boolean, sessionExpiryInterval: number, cause: string, reasonCode: number, detail: string): void {
     const { router, owners, log, counters } = this.#ctx;
     counters.connectionsOpen -= 1;
-    if (cause === "protocol-error") counters.protocolErrors += 1;
+    counters.disconnected(cause);
     const id = this.#identity;
-    // A protocol error is the client's fault (malformed input, a limit exceeded): worth a line at info.
     const fields = { clientId: id?.clientId, cause, reasonCode, detail, remote: this.#transport.remote };
-    if (cause === "protocol-error") log.info(fields, "client disconnected: protocol error");
-    else log.debug(fields, "client disconnected");
+    if (cause === "protocol-error") {
+      counters.protocolErrors += 1;
+      log.info(fields, "protocol error");
+    }
+    // A connection that never completed CONNECT (a refusal is logged as such) is debug only.
+    if (this.#generation !== undefined) log.info(fields, "client disconnected");
+    else log.debug(fields, "connection closed before CONNACK");
     if (id === undefined || this.#generation === undefined) return;
     // Refused by the router if this connection was displaced: it cannot release the session.
     if (router.disconnect(id.clientId, this.#generation, { publishWill, sessionExpiryInterval }).ok) this.#ctx.flow.release(id.clientId);
@@ -582,6 +607,7 @@ export class ClientHandler implements DeliverySink {
     this.#flush();
     switch (result.status) {
       case "sent":
+        this.#ctx.counters.sent(publish.qos);
         return true;
       case "too-large":
         return false; // discarded, as the spec requires [MQTT-3.1.2-25]; the router counts it

@@ -112,7 +112,7 @@ export class MqttConnection {
   /** The time after which `tick` will close the connection, if the client stays silent. */
   nextTimeout(): number | undefined {
     const s = this.#state;
-    if (s.phase === "awaiting-connect") {
+    if (s.phase === "awaiting-connect" || s.phase === "connecting") {
       return this.#o.connectTimeoutMs === undefined ? undefined : this.#openedAt + this.#o.connectTimeoutMs;
     }
     return s.phase === "closed" ? undefined : this.#keepalive.deadline();
@@ -139,15 +139,17 @@ export class MqttConnection {
   tick(now: number = this.#o.clock.now()): void {
     const s = this.#state;
     if (s.phase === "closed") return;
-    if (s.phase === "awaiting-connect") {
+    // The deadline runs until CONNACK: it covers an enhanced authentication exchange (and a
+    // verdict the app never gives) as well as a socket that never sends CONNECT.
+    if (s.phase === "awaiting-connect" || s.phase === "connecting") {
       const limit = this.#o.connectTimeoutMs;
       if (limit !== undefined && now - this.#openedAt > limit) {
-        this.#finish("connect-timeout", ReasonCode.KeepAliveTimeout, "no CONNECT in time", false);
+        this.#finish("connect-timeout", ReasonCode.KeepAliveTimeout, s.phase === "connecting" ? "CONNECT not completed in time" : "no CONNECT in time", false);
       }
       return;
     }
     if (!this.#keepalive.expired(now)) return;
-    if (s.phase === "connected" && s.version === 5) this.#outbox.send(serverDisconnect(ReasonCode.KeepAliveTimeout, undefined));
+    if (s.version === 5) this.#outbox.send(serverDisconnect(ReasonCode.KeepAliveTimeout, undefined));
     this.#finish("keepalive-timeout", ReasonCode.KeepAliveTimeout, "keep alive expired", true);
   }
 

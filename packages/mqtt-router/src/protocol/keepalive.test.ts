@@ -91,4 +91,23 @@ describe("keep alive on a connection", () => {
     expect(effectsOf(actions)).toMatchObject([{ kind: "closed", cause: "connect-timeout", publishWill: false }]);
     expect(closeOf(actions)).toBeDefined();
   });
+
+  it("keeps the connect timeout running through an enhanced authentication exchange until CONNACK", () => {
+    const client = new TestClient(5, { connectTimeoutMs: 5_000 });
+    client.connect({ properties: { authenticationMethod: "SCRAM", authenticationData: new Uint8Array([1]) } });
+    client.conn.authContinue(new Uint8Array([2]));
+    client.drain();
+    expect(client.conn.nextTimeout()).toBe(client.clock.now() + 5_000);
+    client.conn.tick(client.clock.now() + 5_001);
+    const actions = client.drain();
+    expect(effectsOf(actions)).toMatchObject([{ kind: "closed", cause: "connect-timeout", publishWill: false }]);
+    expect(closeOf(actions)).toBeDefined();
+  });
+
+  it("stops the connect timeout once the CONNECT is accepted", () => {
+    const client = new TestClient(5, { connectTimeoutMs: 5_000 });
+    client.connectAccepted({ keepAlive: 0 });
+    client.conn.tick(client.clock.now() + 60_000);
+    expect(client.drain()).toEqual([]);
+  });
 });

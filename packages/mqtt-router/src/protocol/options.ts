@@ -55,7 +55,10 @@ export interface ProtocolOptions extends Partial<ServerLimits> {
   readonly reasonStrings?: boolean;
   /** Whether the server uses Topic Aliases on PUBLISHes it sends (default true). */
   readonly outboundTopicAliases?: boolean;
-  /** Close a connection that has not sent CONNECT within this many ms (default: never). */
+  /**
+   * Close a connection whose CONNECT is not accepted within this many ms of opening: no CONNECT,
+   * or an authentication (enhanced or not) that does not finish (default: never).
+   */
   readonly connectTimeoutMs?: number;
   /**
    * Bytes of packets held while the CONNECT awaits the app's verdict, those that came in the same
