@@ -1,16 +1,22 @@
 import { connect as tcpConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
-import { LITE_04 } from "@handoff/moq-resume/lite";
 import { WebSocket } from "ws";
 import { ALLOW_ALL } from "../auth/permissions.js";
 import { attachSession, type AttachContext, type AttachOptions } from "../server/attach.js";
 import { bindStream, bindWebSocket, streamCarrier, webSocketCarrier } from "../server/carriers.js";
 import type { LiteSession } from "../session/session.js";
-import { createFraming } from "../transport/index.js";
+import { versionMode } from "../session/version.js";
+import { createFraming, negotiateSubprotocol, supportedSubprotocols, TCP_MOQ_ALPNS } from "../transport/index.js";
 import type { PeerAddress } from "./peer-url.js";
 
-/** The version cluster links speak: the first with GOAWAY. */
-export const LINK_ALPN = "moq-lite-04";
+/**
+ * The versions a cluster link offers, newest first, so a link speaks the newest version both
+ * relays support; lite-04 (the first with GOAWAY) is the oldest a link takes.
+ */
+export const LINK_ALPNS: readonly string[] = TCP_MOQ_ALPNS.filter((alpn) => alpn !== "moq-lite-03");
+
+/** The WebSocket subprotocols a link offers: every qmux version for each of {@link LINK_ALPNS}. */
+const LINK_SUBPROTOCOLS = supportedSubprotocols(LINK_ALPNS).filter((p) => p.includes("."));
 
 /** What a dial needs besides the address. */
 export interface DialOptions {
@@ -101,7 +107,7 @@ function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions)
     ? tlsConnect({
         host: address.host,
         port: address.port,
-        ALPNProtocols: [LINK_ALPN],
+        ALPNProtocols: [...LINK_ALPNS],
         // SNI takes a host name only.
         ...(isIP(address.host) === 0 ? { servername: address.host } : {}),
         ...(options.ca === undefined ? {} : { ca: options.ca }),
@@ -117,10 +123,12 @@ function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions)
   socket.once(address.secure ? "secureConnect" : "connect", () => {
     if (!result.claim()) return;
     socket.setNoDelay(true);
-    const framing = createFraming("qmux-00", { role: "client", carrier: "stream", autoConsume: true, params: { applicationProtocols: [LINK_ALPN] } });
+    const framing = createFraming("qmux-00", { role: "client", carrier: "stream", autoConsume: true, params: { applicationProtocols: [...LINK_ALPNS] } });
+    // Over TLS the ALPN the peer chose fixes the version; plain TCP agrees it in the qmux parameters.
+    const alpn = address.secure ? (socket as Socket & { alpnProtocol?: string | false }).alpnProtocol : undefined;
     const session = attachSession(ctx, streamCarrier(socket), {
       framing,
-      mode: { kind: "transport" },
+      mode: typeof alpn === "string" ? (versionMode(alpn) ?? { kind: "transport" }) : { kind: "transport" },
       transport: "tcp",
       ...attachOptions(address, options, `${address.host}:${String(address.port)}`),
     });
@@ -138,7 +146,7 @@ function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions)
 function dialWs(ctx: AttachContext, address: PeerAddress, options: DialOptions): Dial {
   const host = address.host.includes(":") ? `[${address.host}]` : address.host;
   const url = `${address.secure ? "wss" : "ws"}://${host}:${String(address.port)}${address.path === "" ? "/" : address.path}${address.search}`;
-  const ws = new WebSocket(url, [`qmux-00.${LINK_ALPN}`], {
+  const ws = new WebSocket(url, LINK_SUBPROTOCOLS, {
     maxPayload: 1 << 20,
     handshakeTimeout: options.timeoutMs,
     ...(options.ca === undefined ? {} : { ca: options.ca }),
@@ -153,15 +161,18 @@ function dialWs(ctx: AttachContext, address: PeerAddress, options: DialOptions):
     result.fail("closed");
   });
   ws.once("open", () => {
-    if (ws.protocol !== `qmux-00.${LINK_ALPN}`) {
-      result.fail(`the peer did not accept qmux-00.${LINK_ALPN}`);
+    // The peer picked the newest pair both speak; it must be one of ours and name a version.
+    const choice = negotiateSubprotocol(ws.protocol, LINK_ALPNS);
+    const mode = choice.ok && choice.moqAlpn !== undefined ? versionMode(choice.moqAlpn) : undefined;
+    if (!choice.ok || mode === undefined || choice.subprotocol !== ws.protocol) {
+      result.fail(`the peer answered subprotocol "${ws.protocol}", none of ${LINK_SUBPROTOCOLS.join(", ")}`);
       return;
     }
     if (!result.claim()) return;
-    const framing = createFraming("qmux-00", { role: "client", autoConsume: true });
+    const framing = createFraming(choice.framing, { role: "client", autoConsume: true });
     const session = attachSession(ctx, webSocketCarrier(ws), {
       framing,
-      mode: { kind: "fixed", version: LITE_04 },
+      mode,
       transport: "ws",
       ...attachOptions(address, options, url),
     });

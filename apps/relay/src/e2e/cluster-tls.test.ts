@@ -2,7 +2,7 @@
 // tls:// and by another over wss://, with the moq version taken from the TLS ALPN.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { LITE_04 } from "@handoff/moq-resume/lite";
+import { LITE_06 } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { expectContiguous, publisher, routable, subscriber } from "./cluster-harness.js";
 import { e2eSetup, testRelay, until } from "./harness.js";
@@ -23,8 +23,8 @@ describe("TLS", () => {
       cluster: { peers: [`wss://127.0.0.1:${String(hub.ports.http)}/`], ca: cert, timing },
     });
     await until(() => hub.sessions.size === 2 && [...hub.sessions].every((s) => s.version !== undefined), 5000, "both links up");
-    // Every session on the hub agreed lite-04 (the TLS ALPN on one, the WebSocket subprotocol on the other).
-    expect([...hub.sessions].map((s) => s.version)).toEqual([LITE_04, LITE_04]);
+    // Every session on the hub agreed the newest version both speak, lite-06 (the TLS ALPN on one, the WebSocket subprotocol on the other).
+    expect([...hub.sessions].map((s) => s.version)).toEqual([LITE_06, LITE_06]);
     const pub = publisher(cleanup, ingest);
     await routable(edge, "the broadcast crossed both TLS links");
     const received = await subscriber(cleanup, edge);

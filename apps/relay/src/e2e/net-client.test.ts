@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { e2eSetup, testRelay, until, within } from "./harness.js";
-import { connectNet, frameText, NET_OFFERS, netPublisher, readNetGroup, writeGroups } from "./net-harness.js";
+import { connectNet, frameText, NET_OFFERS, netPublisher, netVersion, readNetGroup, writeGroups } from "./net-harness.js";
 
 const cleanup = e2eSetup();
 
 for (const offer of NET_OFFERS) {
   describe(`@moq/net 0.3 through the relay (${offer})`, () => {
-    it("negotiates lite-05 and delivers every frame of every group", async () => {
+    it(`negotiates ${netVersion(offer)} and delivers every frame of every group`, async () => {
       const r = await testRelay(cleanup);
       const pubConn = await connectNet(cleanup, r.ports.http, "anon", offer);
-      expect(pubConn.version).toBe("moq-lite-05");
+      expect(pubConn.version).toBe(netVersion(offer));
       // The client prefers qmux-02; a pinned offer gets the qmux version it names.
       const qmux = offer === "default" ? "qmux-02" : offer.slice(0, "qmux-0X".length);
       expect([...r.sessions].map((s) => s.qmuxVersion)).toEqual([qmux]);

@@ -84,8 +84,16 @@ export async function net(): Promise<NetModule> {
  */
 export type NetOffer = "default" | `qmux-0${"0" | "1" | "2"}.moq-lite-0${"5" | "6-wip" | "6"}`;
 
-/** The offers the e2e tests run over: what the client offers, and each qmux version it knows. */
-export const NET_OFFERS: readonly NetOffer[] = ["default", "qmux-01.moq-lite-05", "qmux-00.moq-lite-05"];
+/**
+ * The offers the e2e tests run over: what the client offers by default (lite-05 over qmux-02),
+ * lite-05 over each older qmux, and the lite-06 it speaks when asked (`moq-lite-06-wip`).
+ */
+export const NET_OFFERS: readonly NetOffer[] = ["default", "qmux-01.moq-lite-05", "qmux-00.moq-lite-05", "qmux-02.moq-lite-06-wip", "qmux-00.moq-lite-06-wip"];
+
+/** The moq-lite version an offer gets. */
+export function netVersion(offer: NetOffer): string {
+  return offer === "default" ? "moq-lite-05" : offer.slice("qmux-0X.".length);
+}
 
 interface QmuxSession {
   readonly ready: Promise<void>;

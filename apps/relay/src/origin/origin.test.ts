@@ -114,13 +114,28 @@ describe("Origin", () => {
     o.announce("room/a", b, [6]);
     o.unannounce("room/a", a);
     o.unannounce("room/a", b);
+    // b's fresher announce takes over as the best route: an update, not a second announce.
     expect(events).toEqual([
-      { path: "room/a", active: true, hops: [5] },
-      { path: "room/a", active: false, hops: [] },
+      { path: "room/a", active: true, hops: [5], cost: 0 },
+      { path: "room/a", active: true, hops: [6], cost: 0, update: true },
+      { path: "room/a", active: false, hops: [], cost: 0 },
     ]);
     w.close();
     o.announce("room/b", a, []);
-    expect(events).toHaveLength(2);
+    expect(events).toHaveLength(3);
+  });
+
+  it("reports the best route's cost, and an update when a cheaper route takes over", () => {
+    const o = new Origin(7);
+    const events: AnnounceEvent[] = [];
+    o.watch("", undefined, (e) => events.push(e));
+    o.announce("cam", source(1), [5], 4);
+    o.announce("cam", source(2), [6, 8], 9);
+    o.announce("cam", source(3), [7, 8, 9], 2);
+    expect(events).toEqual([
+      { path: "cam", active: true, hops: [5], cost: 4 },
+      { path: "cam", active: true, hops: [7, 8, 9], cost: 2, update: true },
+    ]);
   });
 
   it("hides a session's own broadcasts from its watcher (split horizon)", () => {

@@ -11,6 +11,10 @@ export interface AnnounceEvent {
   readonly active: boolean;
   /** Hops of the best route the watcher may use (empty when it ended). */
   readonly hops: readonly number[];
+  /** Cost of that route (0 when it ended). */
+  readonly cost: number;
+  /** The broadcast was already visible and its best route's hops or cost changed (lite-06 ANNOUNCE_UPDATE). */
+  readonly update?: boolean;
 }
 
 /** Why a subscription could not be routed. */
@@ -25,7 +29,8 @@ interface Watcher {
   readonly prefix: string;
   readonly exclude: RouteSource | undefined;
   readonly listener: (event: AnnounceEvent) => void;
-  readonly visible: Set<string>;
+  /** Visible paths, each with the signature (cost and hops) of the best route last reported. */
+  readonly visible: Map<string, string>;
 }
 
 /** Options of an {@link Origin}. */
@@ -182,7 +187,7 @@ export class Origin {
     for (const [path, routes] of this.#routes) {
       if (stripPathPrefix(prefix, path) === undefined) continue;
       const best = bestRoute(routes, exclude);
-      if (best !== undefined) out.push({ path, active: true, hops: best.hops });
+      if (best !== undefined) out.push({ path, active: true, hops: best.hops, cost: best.cost });
     }
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
@@ -197,7 +202,7 @@ export class Origin {
     listener: (event: AnnounceEvent) => void,
   ): { readonly initial: AnnounceEvent[]; readonly close: () => void } {
     const initial = this.announced(prefix, exclude);
-    const watcher: Watcher = { prefix: normalizePath(prefix), exclude, listener, visible: new Set(initial.map((e) => e.path)) };
+    const watcher: Watcher = { prefix: normalizePath(prefix), exclude, listener, visible: new Map(initial.map((e) => [e.path, signature(e)])) };
     this.#watchers.add(watcher);
     return {
       initial,
@@ -281,16 +286,23 @@ export class Origin {
       if (!this.#watchers.has(watcher)) continue;
       if (stripPathPrefix(watcher.prefix, path) === undefined) continue;
       const best = bestRoute(routes, watcher.exclude);
-      const was = watcher.visible.has(path);
-      if (best !== undefined && !was) {
-        watcher.visible.add(path);
-        watcher.listener({ path, active: true, hops: best.hops });
-      } else if (best === undefined && was) {
+      const was = watcher.visible.get(path);
+      if (best !== undefined) {
+        const event: AnnounceEvent = { path, active: true, hops: best.hops, cost: best.cost };
+        const now = signature(event);
+        if (was === now) continue;
+        watcher.visible.set(path, now);
+        watcher.listener(was === undefined ? event : { ...event, update: true });
+      } else if (was !== undefined) {
         watcher.visible.delete(path);
-        watcher.listener({ path, active: false, hops: [] });
+        watcher.listener({ path, active: false, hops: [], cost: 0 });
       }
     }
   }
+}
+
+function signature(event: AnnounceEvent): string {
+  return `${String(event.cost)}|${event.hops.join(",")}`;
 }
 
 function trackKey(path: string, track: string): string {

@@ -2,6 +2,7 @@ import {
   type Announce,
   type AnnounceRequest,
   DEFAULT_LIMITS,
+  hasAnnounceIds,
   hasTrackStream,
   isLegacy,
   joinPath,
@@ -27,6 +28,9 @@ export class Announces {
   readonly #announced = new Set<string>();
   /** The peer's hop id from its ANNOUNCE_OK (lite-05): the implicit last hop of its announces. */
   #peerHop: number | undefined;
+  /** lite-06: the peer's announce ids on our announce stream, each START's suffix by ordinal. */
+  readonly #peerIds = new Map<number, string>();
+  #nextPeerId = 0;
   #requests = 0;
 
   constructor(ctx: SessionContext) {
@@ -69,13 +73,23 @@ export class Announces {
       allowed(ctx.permissions.subscribe, e.path) && (msg.excludeHop === 0 || !e.hops.includes(msg.excludeHop));
     // lite-05 names our hop once, in ANNOUNCE_OK; before, every announce carries it last.
     const lite05 = hasTrackStream(version);
-    const toWire = (e: AnnounceEvent): Announce => ({
-      type: "announce",
-      status: e.active ? "active" : "ended",
-      suffix: stripPathPrefix(prefix, e.path) ?? "",
-      hops: !e.active ? [] : lite05 ? [...e.hops] : [...e.hops, ctx.origin.hopId],
-    });
-    const sent = new Set<string>();
+    // lite-06: each START takes the next announce id; END and UPDATE name it.
+    const ids = hasAnnounceIds(version);
+    let nextId = 0;
+    const sent = new Map<string, number>();
+    const toWire = (e: AnnounceEvent): Announce => {
+      const suffix = stripPathPrefix(prefix, e.path) ?? "";
+      const hops = !e.active ? [] : lite05 ? [...e.hops] : [...e.hops, ctx.origin.hopId];
+      if (!ids) return { type: "announce", status: e.active ? "active" : "ended", suffix, hops };
+      const known = sent.get(e.path);
+      if (!e.active) return { type: "announce", status: "ended", suffix: "", hops: [], id: known ?? 0 };
+      if (known !== undefined) return { type: "announce", status: "restart", suffix: "", hops, id: known, cost: e.cost };
+      return { type: "announce", status: "active", suffix, hops, cost: e.cost };
+    };
+    const record = (e: AnnounceEvent): void => {
+      if (!e.active) sent.delete(e.path);
+      else if (!sent.has(e.path)) sent.set(e.path, nextId++);
+    };
     let live = true;
     // An announce the wire cannot carry (too many path parts) resets this stream only: it runs
     // inside whichever session changed the route, which must not fail for it.
@@ -97,17 +111,23 @@ export class Announces {
     };
     const watch = ctx.origin.watch(prefix, ctx.self, (e) => {
       if (ctx.closed || !live) return;
-      if (e.active ? !visible(e) : !sent.has(e.path)) return;
-      if (e.active) sent.add(e.path);
-      else sent.delete(e.path);
-      send([toWire(e)]);
+      // Only lite-06 can tell a subscriber that a route changed (ANNOUNCE_UPDATE).
+      if (e.update === true && !(ids && sent.has(e.path))) return;
+      if (e.update !== true && (e.active ? !visible(e) || sent.has(e.path) : !sent.has(e.path))) return;
+      const wire = toWire(e);
+      record(e);
+      send([wire]);
       ctx.drain();
     });
     const initial = watch.initial.filter(visible);
-    for (const e of initial) sent.add(e.path);
+    const initialWire = initial.map((e) => {
+      const wire = toWire(e);
+      record(e);
+      return wire;
+    });
     const messages: LiteMessage[] = isLegacy(version)
       ? [{ type: "announce_init", suffixes: initial.map((e) => stripPathPrefix(prefix, e.path) ?? "") }]
-      : initial.map(toWire);
+      : initialWire;
     if (lite05) messages.unshift({ type: "announce_ok", hopId: ctx.origin.hopId, activeCount: initial.length });
     this.#requests += 1;
     if (messages.length > 0 && !send(messages)) return;
@@ -140,13 +160,35 @@ export class Announces {
       } else if (msg.type === "announce_ok") {
         this.#peerHop = msg.hopId === 0 ? undefined : msg.hopId;
       } else if (msg.type === "announce") {
+        const suffix = this.#resolve(msg);
+        if (suffix === undefined) {
+          // An END or UPDATE naming an id never assigned (or already ended) breaks the stream.
+          ctx.handlers.delete(id);
+          this.withdrawAll();
+          refuse(ctx.io, id, true, RelayCode.ProtocolViolation);
+          return;
+        }
         const hops = this.#peerHop === undefined || msg.status === "ended" ? msg.hops : [...msg.hops, this.#peerHop];
         // A broadcast that already went through us has looped: discard it.
         if (hops.includes(ctx.origin.hopId)) continue;
-        // A restart (lite-05) replaces the route: announcing again from this source does that.
-        this.#learn(msg.suffix, msg.status !== "ended", hops);
+        // A restart (lite-05) or an UPDATE (lite-06) replaces the route: announcing again from
+        // this source does that. lite-06 costs add up per link.
+        this.#learn(suffix, msg.status !== "ended", hops, addCost(msg.cost ?? 0, ctx.cost));
       }
     }
+  }
+
+  /** The suffix an announce is about: its own before lite-06, the one its id was given to after. */
+  #resolve(msg: Announce): string | undefined {
+    const version = this.#ctx.version;
+    if (version === undefined || !hasAnnounceIds(version)) return msg.suffix;
+    if (msg.status === "active") {
+      this.#peerIds.set(this.#nextPeerId++, msg.suffix);
+      return msg.suffix;
+    }
+    const suffix = msg.id === undefined ? undefined : this.#peerIds.get(msg.id);
+    if (msg.status === "ended" && msg.id !== undefined) this.#peerIds.delete(msg.id);
+    return suffix;
   }
 
   /** Withdraws from the origin everything the peer announced. */
@@ -160,7 +202,7 @@ export class Announces {
     this.#announced.clear();
   }
 
-  #learn(suffix: string, active: boolean, hops: readonly number[]): void {
+  #learn(suffix: string, active: boolean, hops: readonly number[], cost = this.#ctx.cost): void {
     const ctx = this.#ctx;
     const path = joinPath(ctx.root, suffix);
     if (!active) {
@@ -175,6 +217,11 @@ export class Announces {
     }
     if (!this.#announced.has(path) && this.#announced.size >= ctx.limits.maxAnnounced) return;
     this.#announced.add(path);
-    ctx.origin.announce(path, ctx.self, hops, ctx.cost);
+    ctx.origin.announce(path, ctx.self, hops, cost);
   }
+}
+
+/** Route costs add up per link, saturating at the largest safe integer. */
+function addCost(announced: number, link: number): number {
+  return Math.min(Number.MAX_SAFE_INTEGER, announced + link);
 }

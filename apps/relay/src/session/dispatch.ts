@@ -1,4 +1,4 @@
-import { hasTrackStream, LITE_05, type LiteMessage, LiteStreamReader, type LiteVersion, UniStreamType } from "@handoff/moq-resume/lite";
+import { hasTrackStream, type LiteMessage, LiteStreamReader, type LiteVersion, UniStreamType } from "@handoff/moq-resume/lite";
 import type { StreamId } from "../transport/index.js";
 import type { Announces } from "./announces.js";
 import { refuse, type SessionContext } from "./context.js";
@@ -110,9 +110,10 @@ export class StreamDispatch {
     }
   }
 
-  /** Requests wait (unread) until a lite-05 peer's SETUP is accepted. */
+  /** Requests wait (unread) until a lite-05+ peer's SETUP is accepted. */
   get #held(): boolean {
-    return this.ctx.version === LITE_05 && !this.setup.complete;
+    const version = this.ctx.version;
+    return version !== undefined && hasTrackStream(version) && !this.setup.complete;
   }
 
   /** Bytes (and FIN) on stream `id`. */

@@ -1,4 +1,4 @@
-import { LITE_05, type LiteMessage, LiteStreamReader, type Setup } from "@handoff/moq-resume/lite";
+import { LITE_05, type LiteMessage, LiteStreamReader, type LiteVersion, type Setup } from "@handoff/moq-resume/lite";
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import type { StreamId, TransportParams } from "../transport/index.js";
@@ -10,15 +10,23 @@ export function clientSetup(fields: Partial<Omit<Setup, "type">> = {}): Setup {
 }
 
 /**
- * A {@link TestPeer} speaking lite-05 that has sent its SETUP (unless `setup` is null), so the
- * relay serves its requests (test helper).
+ * A {@link TestPeer} speaking lite-05 (or `version`, lite-05 or later) that has sent its SETUP
+ * (unless `setup` is null), so the relay serves its requests (test helper).
  */
 export function lite05Peer(
   origin: Origin,
-  options: { readonly id?: number; readonly permissions?: Permissions; readonly setup?: Setup | null; readonly clientParams?: Partial<TransportParams> } = {},
+  options: {
+    readonly id?: number;
+    readonly permissions?: Permissions;
+    readonly setup?: Setup | null;
+    readonly clientParams?: Partial<TransportParams>;
+    readonly version?: LiteVersion;
+    readonly cost?: number;
+  } = {},
 ): TestPeer {
   const peer = new TestPeer(origin, {
-    version: LITE_05,
+    version: options.version ?? LITE_05,
+    ...(options.cost === undefined ? {} : { cost: options.cost }),
     ...(options.clientParams === undefined ? {} : { clientParams: options.clientParams }),
     ...(options.id === undefined ? {} : { id: options.id }),
     ...(options.permissions === undefined ? {} : { permissions: options.permissions }),

@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS, joinPath, LiteErrorCode, type LiteStreamReader, normalizePath, pathParts, type Setup, type SetupRole } from "@handoff/moq-resume/lite";
+import { DEFAULT_LIMITS, isLite06, joinPath, LiteErrorCode, type LiteStreamReader, normalizePath, pathParts, type Setup, type SetupRole } from "@handoff/moq-resume/lite";
 import { overlaps, type Permissions } from "../auth/permissions.js";
 import type { StreamId } from "../transport/index.js";
 import type { SessionContext } from "./context.js";
@@ -62,7 +62,9 @@ export class SetupExchange {
     const id = ctx.io.open(false);
     if (id === undefined) return;
     this.#sent = true;
-    const setup: Setup = { type: "setup", probe: "none", path: undefined, role: "both", cost: undefined, origin: undefined, unknown: [] };
+    // lite-06 declares our hop id session-wide (SETUP Origin); before, it rides the announce stream.
+    const origin = ctx.version !== undefined && isLite06(ctx.version) ? ctx.origin.hopId : undefined;
+    const setup: Setup = { type: "setup", probe: "none", path: undefined, role: "both", cost: undefined, origin, unknown: [] };
     ctx.io.write(id, writer.encodeAll([{ type: "stream_header", kind: "setup" }, setup]), true);
   }
 

@@ -30,6 +30,8 @@ export class TestPeer {
       readonly clientParams?: Partial<TransportParams>;
       /** The session's deferral of its flushes (default: at once). */
       readonly defer?: (flush: () => void) => void;
+      /** Link cost of the routes the peer announces (default 0). */
+      readonly cost?: number;
     } = {},
   ) {
     const version = options.version ?? LITE_04;
@@ -49,6 +51,7 @@ export class TestPeer {
       limits: options.limits ?? {},
       ...(options.stats === undefined ? {} : { stats: options.stats }),
       ...(options.defer === undefined ? {} : { defer: options.defer }),
+      ...(options.cost === undefined ? {} : { cost: options.cost }),
       sink: {
         send: (bytes) => {
           this.framing.receive(bytes);

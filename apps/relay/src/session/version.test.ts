@@ -1,4 +1,4 @@
-import { LITE_01, LITE_02, LITE_03, LITE_04, LITE_05 } from "@handoff/moq-resume/lite";
+import { LITE_01, LITE_02, LITE_03, LITE_04, LITE_05, LITE_06, LITE_06_WIP } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { pickSetupVersion, versionMode } from "./version.js";
 
@@ -16,8 +16,13 @@ describe("versionMode", () => {
     expect(versionMode("moq-lite-04")).toEqual({ kind: "fixed", version: LITE_04 });
     expect(versionMode("moq-lite-03")).toEqual({ kind: "fixed", version: LITE_03 });
   });
+  it("fixes lite-06 by ALPN, in both spellings", () => {
+    expect(versionMode("moq-lite-06")).toEqual({ kind: "fixed", version: LITE_06 });
+    expect(versionMode("moq-lite-06-wip")).toEqual({ kind: "fixed", version: LITE_06_WIP });
+  });
+
   it("refuses ALPNs the relay does not speak", () => {
-    expect(versionMode("moq-lite-06-wip")).toBeUndefined();
+    expect(versionMode("moq-lite-07-wip")).toBeUndefined();
     expect(versionMode("h3")).toBeUndefined();
   });
 });

@@ -42,6 +42,11 @@ describe("negotiateSubprotocol", () => {
     expect(negotiateSubprotocol(offer)).toEqual({ ok: true, subprotocol: "qmux-02.moq-lite-05", framing: "qmux-02", moqAlpn: "moq-lite-05" });
   });
 
+  it("prefers lite-06 (either spelling) over lite-05", () => {
+    expect(negotiateSubprotocol(["qmux-02.moq-lite-05", "qmux-02.moq-lite-06-wip"])).toMatchObject({ moqAlpn: "moq-lite-06-wip", framing: "qmux-02" });
+    expect(negotiateSubprotocol(["qmux-02.moq-lite-06-wip", "qmux-01.moq-lite-06"])).toMatchObject({ moqAlpn: "moq-lite-06", framing: "qmux-01" });
+  });
+
   it("ranks the moq version above the qmux version", () => {
     expect(negotiateSubprotocol(["qmux-02.moq-lite-04", "qmux-00.moq-lite-05"])).toMatchObject({ subprotocol: "qmux-00.moq-lite-05", framing: "qmux-00" });
   });
@@ -72,7 +77,7 @@ describe("negotiateSubprotocol", () => {
 });
 
 describe("TCP_MOQ_ALPNS", () => {
-  it("offers lite-05 first and leaves the in-band SETUP out", () => {
-    expect(TCP_MOQ_ALPNS).toEqual(["moq-lite-05", "moq-lite-04", "moq-lite-03"]);
+  it("offers lite-06 first, then its -wip spelling, and leaves the in-band SETUP out", () => {
+    expect(TCP_MOQ_ALPNS).toEqual(["moq-lite-06", "moq-lite-06-wip", "moq-lite-05", "moq-lite-04", "moq-lite-03"]);
   });
 });

@@ -3,8 +3,8 @@ import type { FramingKind, QmuxVersion } from "./events.js";
 /** qmux wire versions the relay speaks over WebSocket, newest (preferred) first. */
 export const QMUX_VERSIONS: readonly QmuxVersion[] = ["qmux-02", "qmux-01", "qmux-00"];
 
-/** moq ALPNs the relay offers under `qmux-0X.`, preference order (moq-lite 05/04/03, and `moql` = in-band SETUP). */
-export const DEFAULT_MOQ_ALPNS: readonly string[] = ["moq-lite-05", "moq-lite-04", "moq-lite-03", "moql"];
+/** moq ALPNs the relay offers under `qmux-0X.`, preference order (moq-lite 06/06-wip/05/04/03, and `moql` = in-band SETUP). */
+export const DEFAULT_MOQ_ALPNS: readonly string[] = ["moq-lite-06", "moq-lite-06-wip", "moq-lite-05", "moq-lite-04", "moq-lite-03", "moql"];
 
 /**
  * The ALPNs the relay offers in the qmux application_protocols parameter on raw TCP, preference

@@ -2,7 +2,7 @@ import { encodeError, malformed } from "./errors.js";
 import type { LiteLimits } from "./limits.js";
 import { writePath } from "./path.js";
 import type { BodyReader } from "./reader.js";
-import { type LiteVersion, LITE_03, hasHopIds, hasTrackStream, isLegacy, unreachable, versionError } from "./version.js";
+import { type LiteVersion, LITE_03, hasAnnounceIds, hasExcludeHop, hasTrackStream, isLegacy, unreachable, versionError } from "./version.js";
 import type { ByteWriter } from "./writer.js";
 
 /**
@@ -37,27 +37,42 @@ export type AnnounceStatus = "ended" | "active" | "restart";
 /**
  * ANNOUNCE_BROADCAST: a broadcast under the requested prefix became active or ended.
  * `hops` is empty on lite-01/02; on lite-03 only the count travels and the ids decode as 0
- * (unknown), as in the reference; lite-04/05 carry the ids.
+ * (unknown), as in the reference; lite-04+ carry the ids.
+ *
+ * lite-06 splits it into typed messages: ANNOUNCE_START (status `active`: suffix, hops, cost;
+ * it assigns the stream's next announce id, 0, 1, 2, ...), ANNOUNCE_END (`ended`: only `id`)
+ * and ANNOUNCE_UPDATE (`restart`: `id`, hops, cost). On lite-06 an END or UPDATE decodes with
+ * an empty `suffix` and the stream's owner resolves it from `id`; `cost` is the route cost
+ * (undefined before lite-06, where none travels).
  */
 export interface Announce {
   readonly type: "announce";
   readonly status: AnnounceStatus;
   readonly suffix: string;
   readonly hops: readonly number[];
+  /** lite-06 announce id of an END or UPDATE (START assigns it implicitly). */
+  readonly id?: number;
+  /** lite-06 route cost of a START or UPDATE. */
+  readonly cost?: number;
 }
+
+/** lite-06 announce message types, sent before the size like the subscribe responses. */
+const ANNOUNCE_START = 0;
+const ANNOUNCE_END = 1;
+const ANNOUNCE_UPDATE = 2;
 
 /** Encodes ANNOUNCE_REQUEST (size-prefixed). */
 export function writeAnnounceRequest(w: ByteWriter, msg: AnnounceRequest, version: LiteVersion, limits: LiteLimits): void {
   w.sized(() => {
     writePath(w, msg.prefix, limits);
-    if (hasHopIds(version)) w.varint(msg.excludeHop, "excludeHop");
+    if (hasExcludeHop(version)) w.varint(msg.excludeHop, "excludeHop");
   });
 }
 
 /** Decodes an ANNOUNCE_REQUEST body. */
 export function readAnnounceRequest(r: BodyReader, version: LiteVersion): AnnounceRequest {
   const prefix = r.path();
-  const excludeHop = hasHopIds(version) ? r.varint() : 0;
+  const excludeHop = hasExcludeHop(version) ? r.varint() : 0;
   return { type: "announce_request", prefix, excludeHop };
 }
 
@@ -107,8 +122,76 @@ function statusByte(status: AnnounceStatus, version: LiteVersion): number {
   }
 }
 
-/** Encodes ANNOUNCE_BROADCAST (size-prefixed). */
+function writeHops(w: ByteWriter, hops: readonly number[], limits: LiteLimits): void {
+  if (hops.length > limits.maxHops) throw encodeError("too_many", `more than ${limits.maxHops} hops`);
+  w.varint(hops.length);
+  for (const hop of hops) w.varint(hop, "hop id");
+}
+
+function readHops(r: BodyReader, limits: LiteLimits, idsTravel: boolean): number[] {
+  const count = r.varint();
+  if (count > limits.maxHops) throw malformed("too_many", `${count} hops exceed the limit of ${limits.maxHops}`);
+  const hops: number[] = [];
+  for (let i = 0; i < count; i++) hops.push(idsTravel ? r.varint() : 0);
+  return hops;
+}
+
+function announceId(msg: Announce): number {
+  if (msg.id === undefined) throw encodeError("invalid_value", `a lite-06 announce ${msg.status} needs its announce id`);
+  return msg.id;
+}
+
+/** Encodes a lite-06 ANNOUNCE_START / END / UPDATE: type, then the size-prefixed body. */
+function writeAnnounce06(w: ByteWriter, msg: Announce, limits: LiteLimits): void {
+  switch (msg.status) {
+    case "active":
+      w.varint(ANNOUNCE_START).sized(() => {
+        writePath(w, msg.suffix, limits);
+        writeHops(w, msg.hops, limits);
+        w.varint(msg.cost ?? 0, "route cost");
+      });
+      return;
+    case "ended":
+      w.varint(ANNOUNCE_END).sized(() => w.varint(announceId(msg), "announce id"));
+      return;
+    case "restart":
+      w.varint(ANNOUNCE_UPDATE).sized(() => {
+        w.varint(announceId(msg), "announce id");
+        writeHops(w, msg.hops, limits);
+        w.varint(msg.cost ?? 0, "route cost");
+      });
+      return;
+    default:
+      unreachable(msg.status);
+  }
+}
+
+/** Decodes the body of a lite-06 announce message of type `announceType`. */
+export function readAnnounce06(r: BodyReader, announceType: number, limits: LiteLimits): Announce {
+  switch (announceType) {
+    case ANNOUNCE_START: {
+      const suffix = r.path();
+      const hops = readHops(r, limits, true);
+      return { type: "announce", status: "active", suffix, hops, cost: r.varint() };
+    }
+    case ANNOUNCE_END:
+      return { type: "announce", status: "ended", suffix: "", hops: [], id: r.varint() };
+    case ANNOUNCE_UPDATE: {
+      const id = r.varint();
+      const hops = readHops(r, limits, true);
+      return { type: "announce", status: "restart", suffix: "", hops, id, cost: r.varint() };
+    }
+    default:
+      throw malformed("unknown_type", `unknown announce message type ${announceType}`);
+  }
+}
+
+/** Encodes ANNOUNCE_BROADCAST (size-prefixed; typed on lite-06). */
 export function writeAnnounce(w: ByteWriter, msg: Announce, version: LiteVersion, limits: LiteLimits): void {
+  if (hasAnnounceIds(version)) {
+    writeAnnounce06(w, msg, limits);
+    return;
+  }
   const status = statusByte(msg.status, version);
   if (msg.hops.length > limits.maxHops) throw encodeError("too_many", `more than ${limits.maxHops} hops`);
   w.sized(() => {
@@ -130,11 +213,6 @@ export function readAnnounce(r: BodyReader, version: LiteVersion, limits: LiteLi
   else if (raw === 2 && hasTrackStream(version)) status = "restart";
   else throw malformed("invalid_value", `invalid announce status ${raw}`);
   const suffix = r.path();
-  const hops: number[] = [];
-  if (!isLegacy(version)) {
-    const count = r.varint();
-    if (count > limits.maxHops) throw malformed("too_many", `${count} hops exceed the limit of ${limits.maxHops}`);
-    for (let i = 0; i < count; i++) hops.push(version === LITE_03 ? 0 : r.varint());
-  }
+  const hops = isLegacy(version) ? [] : readHops(r, limits, version !== LITE_03);
   return { type: "announce", status, suffix, hops };
 }

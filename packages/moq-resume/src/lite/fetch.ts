@@ -1,7 +1,8 @@
 import type { LiteLimits } from "./limits.js";
 import { writePath } from "./path.js";
 import type { BodyReader } from "./reader.js";
-import { type LiteVersion, isLegacy, versionError } from "./version.js";
+import { malformed } from "./errors.js";
+import { type LiteVersion, hasFrameBounds, isLegacy, versionError } from "./version.js";
 import type { ByteWriter } from "./writer.js";
 
 /**
@@ -14,6 +15,10 @@ export interface Fetch {
   readonly track: string;
   readonly priority: number;
   readonly group: number;
+  /** moq-lite-06: the first frame to return (0 or absent: from the start of the group). */
+  readonly startFrame?: number;
+  /** moq-lite-06: the last frame to return, inclusive (absent: through the end). */
+  readonly endFrame?: number | undefined;
 }
 
 /** Encodes FETCH (size-prefixed). */
@@ -22,6 +27,10 @@ export function writeFetch(w: ByteWriter, msg: Fetch, version: LiteVersion, limi
   w.sized(() => {
     writePath(w, msg.broadcast, limits);
     w.string(msg.track).u8(msg.priority).varint(msg.group, "group");
+    const startFrame = msg.startFrame ?? 0;
+    if (hasFrameBounds(version)) w.varint(startFrame, "startFrame").optional(msg.endFrame, "endFrame");
+    // An older peer would serve the whole group, frames the caller excluded included.
+    else if (startFrame !== 0 || msg.endFrame !== undefined) throw versionError("FETCH frame bounds", version, true);
   });
 }
 
@@ -32,5 +41,9 @@ export function readFetch(r: BodyReader, version: LiteVersion): Fetch {
   const track = r.string();
   const priority = r.u8();
   const group = r.varint();
-  return { type: "fetch", broadcast, track, priority, group };
+  if (!hasFrameBounds(version)) return { type: "fetch", broadcast, track, priority, group };
+  const startFrame = r.varint();
+  const endFrame = r.optional();
+  if (endFrame !== undefined && endFrame < startFrame) throw malformed("invalid_value", "FETCH frame range ends before it starts");
+  return { type: "fetch", broadcast, track, priority, group, startFrame, endFrame };
 }

@@ -22,7 +22,7 @@ import { LiteStreamWriter } from "./stream-writer.js";
 import { decodeStream } from "./stream-reader.js";
 import { type StreamKind, streamTypeId } from "./stream.js";
 import { path } from "./testing/arbitraries.js";
-import { LITE_01, LITE_02, LITE_03, LITE_04, hasGoaway, hasHopIds, hasProbeRtt, isLegacy, liteVersionName } from "./version.js";
+import { LITE_01, LITE_02, LITE_03, LITE_04, hasExcludeHop, hasGoaway, hasProbeRtt, isLegacy, liteVersionName } from "./version.js";
 
 // @moq/lite's connection code needs these on Node 20; the codec files do not, but a future
 // import of its connection module would, so install them once here.
@@ -71,7 +71,7 @@ describe.each(ORACLE_VERSIONS.map((v) => [liteVersionName(v), v] as const))("%s 
   it("for ANNOUNCE_REQUEST", async () => {
     await fc.assert(
       fc.asyncProperty(path, u53, async (prefix, hop) => {
-        const excludeHop = hasHopIds(v) ? hop : 0;
+        const excludeHop = hasExcludeHop(v) ? hop : 0;
         const theirs = await jsBytes((w) => new JsAnnounce.AnnounceInterest(jsPath(prefix), excludeHop).encode(w, v));
         expect(encodeMessage({ type: "announce_request", prefix, excludeHop }, v)).toEqual(theirs);
       }),

@@ -1,7 +1,7 @@
 import { encodeError, malformed } from "./errors.js";
 import type { BodyReader } from "./reader.js";
 import { checkEncodable, varintSize, writeVarint, zigzagEncode } from "./varint.js";
-import { type LiteVersion, hasTrackStream } from "./version.js";
+import { type LiteVersion, hasFrameBounds, hasTrackStream, versionError } from "./version.js";
 import type { ByteWriter } from "./writer.js";
 
 /** GROUP header, the first message of a group uni stream (size-prefixed). */
@@ -9,6 +9,11 @@ export interface GroupHeader {
   readonly type: "group";
   readonly subscribe: number;
   readonly sequence: number;
+  /**
+   * moq-lite-06: the index of the first frame on this stream (0 or absent: the group from its
+   * start), so a stream carrying the rest of a group is self-describing.
+   */
+  readonly frameStart?: number;
 }
 
 /**
@@ -24,15 +29,22 @@ export interface Frame {
 }
 
 /** Encodes a GROUP header (size-prefixed). */
-export function writeGroupHeader(w: ByteWriter, msg: GroupHeader): void {
-  w.sized(() => w.varint(msg.subscribe, "subscribe id").varint(msg.sequence, "group sequence"));
+export function writeGroupHeader(w: ByteWriter, msg: GroupHeader, version: LiteVersion): void {
+  const frameStart = msg.frameStart ?? 0;
+  // An older peer would number the frames from 0 and misalign the group.
+  if (frameStart !== 0 && !hasFrameBounds(version)) throw versionError("GROUP frame start", version, true);
+  w.sized(() => {
+    w.varint(msg.subscribe, "subscribe id").varint(msg.sequence, "group sequence");
+    if (hasFrameBounds(version)) w.varint(frameStart, "frame start");
+  });
 }
 
 /** Decodes a GROUP header body. */
-export function readGroupHeader(r: BodyReader): GroupHeader {
+export function readGroupHeader(r: BodyReader, version: LiteVersion): GroupHeader {
   const subscribe = r.varint();
   const sequence = r.varint();
-  return { type: "group", subscribe, sequence };
+  if (!hasFrameBounds(version)) return { type: "group", subscribe, sequence };
+  return { type: "group", subscribe, sequence, frameStart: r.varint() };
 }
 
 /** Whether frames of `version` carry a timestamp delta. */

@@ -5,7 +5,7 @@ import { FrameEncoder } from "./group.js";
 import { encodeMessage } from "./messages.js";
 import { selectVersion } from "./session.js";
 import { decodeStream } from "./stream-reader.js";
-import { LITE_01, LITE_02, LITE_03, LITE_04, LITE_05, LITE_VERSIONS, liteAlpn, versionFromAlpn } from "./version.js";
+import { LITE_01, LITE_02, LITE_03, LITE_04, LITE_05, LITE_06, LITE_06_WIP, LITE_VERSIONS, liteAlpn, liteVersionName, versionFromAlpn } from "./version.js";
 import { ByteWriter } from "./writer.js";
 
 function thrown(fn: () => unknown): [number, string] | undefined {
@@ -101,8 +101,9 @@ describe("datagrams", () => {
 
 describe("versions", () => {
   it("map to and from their ALPN strings", () => {
-    expect(LITE_VERSIONS.map(liteAlpn)).toEqual(["moql", "moql", "moq-lite-03", "moq-lite-04", "moq-lite-05"]);
-    expect(["moql", "moq-lite-04", "h3"].map(versionFromAlpn)).toEqual(["setup", LITE_04, undefined]);
+    expect(LITE_VERSIONS.map(liteAlpn)).toEqual(["moql", "moql", "moq-lite-03", "moq-lite-04", "moq-lite-05", "moq-lite-06-wip", "moq-lite-06"]);
+    expect(["moql", "moq-lite-04", "moq-lite-06-wip", "moq-lite-06", "h3"].map(versionFromAlpn)).toEqual(["setup", LITE_04, LITE_06_WIP, LITE_06, undefined]);
+    expect(LITE_VERSIONS.map(liteVersionName)).toEqual(["lite-01", "lite-02", "lite-03", "lite-04", "lite-05", "lite-06-wip", "lite-06"]);
   });
 
   it("are selected in the client's preference order", () => {

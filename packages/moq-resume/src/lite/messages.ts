@@ -115,7 +115,7 @@ export function writeResolved(w: ByteWriter, msg: LiteMessage, version: LiteVers
       writeSubscribeResponse(w, msg, version);
       return;
     case "group":
-      writeGroupHeader(w, msg);
+      writeGroupHeader(w, msg, version);
       return;
     case "frame": {
       new FrameEncoder(version, options.previousTimestamp).write(w, msg.payload, msg.timestamp);

@@ -1,4 +1,4 @@
-import { readAnnounce, readAnnounceInit, readAnnounceOk, readAnnounceRequest } from "./announce.js";
+import { readAnnounce, readAnnounce06, readAnnounceInit, readAnnounceOk, readAnnounceRequest } from "./announce.js";
 import { ByteQueue } from "./byte-queue.js";
 import { LiteError, LiteErrorCode, attempt, malformed } from "./errors.js";
 import { readFetch } from "./fetch.js";
@@ -21,7 +21,7 @@ import { type BidiKind, type StreamKind, classifyBidi, classifyUni } from "./str
 import { readSubscribe, readSubscribeResponse, readSubscribeUpdate } from "./subscribe.js";
 import { readTrack, readTrackInfo } from "./track.js";
 import { VARINT_SHORT, VARINT_UNSAFE, unsafeVarintError, varintLength, zigzagDecode } from "./varint.js";
-import { type LiteVersion, LITE_01, hasExtendedSubscribe, hasTrackStream, isLegacy, unreachable } from "./version.js";
+import { type LiteVersion, LITE_01, hasAnnounceIds, hasExtendedSubscribe, hasTrackStream, isLegacy, unreachable } from "./version.js";
 
 /**
  * Which end of which stream a reader decodes.
@@ -58,13 +58,15 @@ export type LiteReadResult =
   | { readonly kind: "error"; readonly error: LiteError };
 
 type BodyDecoder = (r: BodyReader) => LiteMessage;
+/** Decodes the body of a typed message (`type varint, size varint, body`) given its type. */
+type TypedDecoder = (r: BodyReader, messageType: number) => LiteMessage;
 
 type Phase =
   | { readonly t: "bidi_type" }
   | { readonly t: "uni_type" }
   | { readonly t: "setup"; readonly expect: number }
   | { readonly t: "sized"; readonly read: BodyDecoder; readonly required: boolean; next: Phase | "self" }
-  | { readonly t: "typed" }
+  | { readonly t: "typed"; readonly read: TypedDecoder }
   | { readonly t: "frames" }
   | { readonly t: "none" };
 
@@ -221,7 +223,7 @@ export class LiteStreamReader {
         return message(msg);
       }
       case "typed":
-        return this.stepTyped();
+        return this.stepTyped(phase.read);
       case "frames":
         return this.stepFrame();
       case "none":
@@ -269,7 +271,7 @@ export class LiteStreamReader {
     return message(msg);
   }
 
-  private stepTyped(): LiteReadResult {
+  private stepTyped(read: TypedDecoder): LiteReadResult {
     const typ = this.varintAt(0);
     if (typ === VARINT_SHORT) return this.starved(false);
     const typeLen = this.lengthAt(0);
@@ -279,8 +281,7 @@ export class LiteStreamReader {
     const head = typeLen + this.lengthAt(typeLen);
     if (this.queue.length < head + size) return this.starved(true);
     this.queue.skip(head);
-    const version = this.version;
-    return message(this.decodeBody(this.queue.take(size), (r) => readSubscribeResponse(r, typ, version)));
+    return message(this.decodeBody(this.queue.take(size), (r) => read(r, typ)));
   }
 
   private stepFrame(): LiteReadResult {
@@ -323,7 +324,7 @@ export class LiteStreamReader {
       case "track":
         return once((r) => readTrack(r, v), NONE);
       case "group":
-        return once((r) => readGroupHeader(r), { t: "frames" });
+        return once((r) => readGroupHeader(r, v), { t: "frames" });
       case "setup":
         return once((r) => readSetup(r, v, limits), NONE);
       default:
@@ -335,14 +336,16 @@ export class LiteStreamReader {
   private responsePhase(kind: BidiKind): Phase {
     const v = this.version;
     const limits = this.limits;
-    const announces = repeat((r) => readAnnounce(r, v, limits));
+    const announces: Phase = hasAnnounceIds(v)
+      ? { t: "typed", read: (r, typ) => readAnnounce06(r, typ, limits) }
+      : repeat((r) => readAnnounce(r, v, limits));
     switch (kind) {
       case "announce":
         if (isLegacy(v)) return once((r) => readAnnounceInit(r, v, limits), announces);
         if (hasTrackStream(v)) return once((r) => readAnnounceOk(r, v), announces);
         return announces;
       case "subscribe":
-        return isLegacy(v) ? once((r) => readSubscribeResponse(r, 0, v), NONE) : { t: "typed" };
+        return isLegacy(v) ? once((r) => readSubscribeResponse(r, 0, v), NONE) : { t: "typed", read: (r, typ) => readSubscribeResponse(r, typ, v) };
       case "fetch":
         return { t: "frames" };
       case "probe":

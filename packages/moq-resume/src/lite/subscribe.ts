@@ -1,8 +1,22 @@
-import { malformed } from "./errors.js";
+import { encodeError, malformed } from "./errors.js";
 import type { LiteLimits } from "./limits.js";
 import { writePath } from "./path.js";
 import type { BodyReader } from "./reader.js";
-import { type LiteVersion, LITE_01, LITE_02, LITE_03, LITE_04, LITE_05, hasTrackStream, isLegacy, unreachable, versionError } from "./version.js";
+import {
+  type LiteVersion,
+  LITE_01,
+  LITE_02,
+  LITE_03,
+  LITE_04,
+  LITE_05,
+  LITE_06,
+  LITE_06_WIP,
+  hasFrameBounds,
+  hasTrackStream,
+  isLegacy,
+  unreachable,
+  versionError,
+} from "./version.js";
 import type { ByteWriter } from "./writer.js";
 
 /**
@@ -20,6 +34,10 @@ export interface Subscribe {
   readonly maxLatency: number;
   readonly startGroup: number | undefined;
   readonly endGroup: number | undefined;
+  /** moq-lite-06: first frame to deliver of `startGroup` (0 or absent: the whole group). */
+  readonly startFrame?: number;
+  /** moq-lite-06: last frame (inclusive) to deliver of `endGroup` (absent: the whole group). */
+  readonly endFrame?: number | undefined;
 }
 
 /** SUBSCRIBE_UPDATE (lite-03+): new preferences for a live subscription. */
@@ -30,6 +48,47 @@ export interface SubscribeUpdate {
   readonly maxLatency: number;
   readonly startGroup: number | undefined;
   readonly endGroup: number | undefined;
+  /** See {@link Subscribe.startFrame}. */
+  readonly startFrame?: number;
+  /** See {@link Subscribe.endFrame}. */
+  readonly endFrame?: number | undefined;
+}
+
+/** The frame bounds of a subscription, as they travel on moq-lite-06. */
+export interface FrameBounds {
+  readonly startFrame: number;
+  readonly endFrame: number | undefined;
+}
+
+/**
+ * Writes moq-lite-06's frame bounds (`startFrame` varint, `endFrame` as an Option: 0 none, else
+ * frame+1). A frame bound without the group bound it qualifies cannot be encoded; on older
+ * versions any bound other than "the whole group" cannot either, since the peer would deliver
+ * frames the caller excluded.
+ */
+export function writeFrameBounds(w: ByteWriter, msg: Partial<FrameBounds> & { readonly startGroup: number | undefined; readonly endGroup: number | undefined }, version: LiteVersion): void {
+  const startFrame = msg.startFrame ?? 0;
+  const endFrame = msg.endFrame;
+  if ((startFrame !== 0 && msg.startGroup === undefined) || (endFrame !== undefined && msg.endGroup === undefined)) {
+    throw encodeError("invalid_value", "a frame bound needs the group bound it qualifies");
+  }
+  if (!hasFrameBounds(version)) {
+    if (startFrame !== 0 || endFrame !== undefined) throw versionError("frame bounds", version, true);
+    return;
+  }
+  w.varint(startFrame, "startFrame");
+  w.optional(endFrame, "endFrame");
+}
+
+/** Reads moq-lite-06's frame bounds; older versions decode as the whole group. */
+export function readFrameBounds(r: BodyReader, version: LiteVersion, startGroup: number | undefined, endGroup: number | undefined): FrameBounds {
+  if (!hasFrameBounds(version)) return { startFrame: 0, endFrame: undefined };
+  const startFrame = r.varint();
+  const endFrame = r.optional();
+  if ((startFrame !== 0 && startGroup === undefined) || (endFrame !== undefined && endGroup === undefined)) {
+    throw malformed("invalid_value", "a frame bound without the group bound it qualifies");
+  }
+  return { startFrame, endFrame };
 }
 
 /**
@@ -80,6 +139,7 @@ export function writeSubscribe(w: ByteWriter, msg: Subscribe, version: LiteVersi
     w.varint(msg.maxLatency, "maxLatency");
     w.optional(msg.startGroup, "startGroup");
     w.optional(msg.endGroup, "endGroup");
+    writeFrameBounds(w, msg, version);
   });
 }
 
@@ -97,7 +157,8 @@ export function readSubscribe(r: BodyReader, version: LiteVersion): Subscribe {
   const maxLatency = r.varint();
   const startGroup = r.optional();
   const endGroup = r.optional();
-  return { type: "subscribe", id, broadcast, track, priority, ordered, maxLatency, startGroup, endGroup };
+  const frames = hasFrameBounds(version) ? readFrameBounds(r, version, startGroup, endGroup) : {};
+  return { type: "subscribe", id, broadcast, track, priority, ordered, maxLatency, startGroup, endGroup, ...frames };
 }
 
 interface Preferences {
@@ -128,13 +189,18 @@ function readPreferences(r: BodyReader): Preferences {
 /** Encodes SUBSCRIBE_UPDATE (size-prefixed, lite-03+). */
 export function writeSubscribeUpdate(w: ByteWriter, msg: SubscribeUpdate, version: LiteVersion): void {
   if (isLegacy(version)) throw versionError("SUBSCRIBE_UPDATE", version, true);
-  w.sized(() => { writePreferences(w, msg); });
+  w.sized(() => {
+    writePreferences(w, msg);
+    writeFrameBounds(w, msg, version);
+  });
 }
 
 /** Decodes a SUBSCRIBE_UPDATE body. */
 export function readSubscribeUpdate(r: BodyReader, version: LiteVersion): SubscribeUpdate {
   if (isLegacy(version)) throw versionError("SUBSCRIBE_UPDATE", version, false);
-  return { type: "subscribe_update", ...readPreferences(r) };
+  const prefs = readPreferences(r);
+  const frames = hasFrameBounds(version) ? readFrameBounds(r, version, prefs.startGroup, prefs.endGroup) : {};
+  return { type: "subscribe_update", ...prefs, ...frames };
 }
 
 function writeOkBody(w: ByteWriter, msg: SubscribeOk, version: LiteVersion): void {
@@ -177,6 +243,8 @@ export function writeSubscribeResponse(w: ByteWriter, msg: SubscribeResponse, ve
           return unreachable(msg);
       }
     case LITE_05:
+    case LITE_06_WIP:
+    case LITE_06:
       switch (msg.type) {
         case "subscribe_start":
           w.varint(0).sized(() => w.varint(msg.group, "group"));

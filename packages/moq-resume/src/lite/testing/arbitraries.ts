@@ -12,8 +12,10 @@ import {
   type LiteVersion,
   LITE_01,
   LITE_03,
+  hasAnnounceIds,
+  hasFrameBounds,
   hasGoaway,
-  hasHopIds,
+  hasExcludeHop,
   hasProbeRtt,
   hasTrackStream,
   isLegacy,
@@ -39,7 +41,7 @@ const text = fc.string({ unit: "grapheme", maxLength: 16 });
 const bytes = fc.uint8Array({ maxLength: 40 });
 
 const announceRequest = (v: LiteVersion): fc.Arbitrary<LiteMessage> =>
-  fc.record({ prefix: path, excludeHop: hasHopIds(v) ? u53 : fc.constant(0) }).map((m) => ({ type: "announce_request", ...m }));
+  fc.record({ prefix: path, excludeHop: hasExcludeHop(v) ? u53 : fc.constant(0) }).map((m) => ({ type: "announce_request", ...m }));
 
 const announce = (v: LiteVersion): fc.Arbitrary<Announce> => {
   const statuses: AnnounceStatus[] = hasTrackStream(v) ? ["ended", "active", "restart"] : ["ended", "active"];
@@ -48,14 +50,38 @@ const announce = (v: LiteVersion): fc.Arbitrary<Announce> => {
     : v === LITE_03
       ? fc.nat(32).map((n) => new Array<number>(n).fill(0))
       : fc.array(u53, { maxLength: 32 });
+  if (hasAnnounceIds(v)) {
+    // lite-06: START carries the suffix, END only the id, UPDATE the id, hops and cost.
+    return fc.record({ status: fc.constantFrom(...statuses), suffix: path, hops, id: u53, cost: u53 }).map(({ status, suffix, hops: h, id, cost }): Announce => {
+      switch (status) {
+        case "active":
+          return { type: "announce", status, suffix, hops: h, cost };
+        case "ended":
+          return { type: "announce", status, suffix: "", hops: [], id };
+        case "restart":
+          return { type: "announce", status, suffix: "", hops: h, id, cost };
+      }
+    });
+  }
   return fc.record({ status: fc.constantFrom(...statuses), suffix: path, hops }).map((m) => ({ type: "announce", ...m }));
 };
 
-const prefs = fc.record({ priority: u8, ordered: fc.boolean(), maxLatency: u53, startGroup: opt, endGroup: opt });
+const basePrefs = fc.record({ priority: u8, ordered: fc.boolean(), maxLatency: u53, startGroup: opt, endGroup: opt });
+
+/** Subscription preferences; moq-lite-06 adds frame bounds, each only with its group bound. */
+const prefsFor = (v: LiteVersion) =>
+  hasFrameBounds(v)
+    ? fc.tuple(basePrefs, u53, opt).map(([p, startFrame, endFrame]) => ({
+        ...p,
+        startFrame: p.startGroup === undefined ? 0 : startFrame,
+        endFrame: p.endGroup === undefined ? undefined : endFrame,
+      }))
+    : basePrefs;
+
 
 const subscribe = (v: LiteVersion): fc.Arbitrary<LiteMessage> =>
   fc
-    .record({ id: u53, broadcast: path, track: text, prefs })
+    .record({ id: u53, broadcast: path, track: text, prefs: prefsFor(v) })
     .map(({ id, broadcast, track, prefs: p }) =>
       isLegacy(v)
         ? { type: "subscribe", id, broadcast, track, priority: p.priority, ordered: false, maxLatency: 0, startGroup: undefined, endGroup: undefined }
@@ -71,7 +97,7 @@ const subscribeResponse = (v: LiteVersion): fc.Arbitrary<SubscribeResponse> => {
       drop,
     );
   }
-  return fc.oneof(prefs.map((p) => ({ type: "subscribe_ok" as const, ...p })), drop);
+  return fc.oneof(basePrefs.map((p) => ({ type: "subscribe_ok" as const, ...p })), drop);
 };
 
 const legacyOk = (v: LiteVersion): fc.Arbitrary<LiteMessage> =>
@@ -142,14 +168,16 @@ export function streamCases(v: LiteVersion): fc.Arbitrary<StreamCase>[] {
       v,
       false,
       fc
-        .tuple(subscribe(v), isLegacy(v) ? fc.constant([]) : fc.array(prefs.map((p): LiteMessage => ({ type: "subscribe_update", ...p })), { maxLength: 3 }))
+        .tuple(subscribe(v), isLegacy(v) ? fc.constant([]) : fc.array(prefsFor(v).map((p): LiteMessage => ({ type: "subscribe_update", ...p })), { maxLength: 3 }))
         .map(([s, ups]) => [head("subscribe"), s, ...ups]),
     ),
     accepted(
       "group stream",
       v,
       true,
-      fc.tuple(fc.record({ subscribe: u53, sequence: u53 }), frames(v)).map(([g, fs]) => [head("group"), { type: "group", ...g }, ...fs]),
+      fc
+        .tuple(fc.record({ subscribe: u53, sequence: u53, frameStart: u53 }), frames(v))
+        .map(([{ frameStart, ...g }, fs]) => [head("group"), { type: "group", ...g, ...(hasFrameBounds(v) ? { frameStart } : {}) }, ...fs]),
     ),
     opened(
       "announce responses",
@@ -203,7 +231,12 @@ export function streamCases(v: LiteVersion): fc.Arbitrary<StreamCase>[] {
         "fetch request",
         v,
         false,
-        fc.record({ broadcast: path, track: text, priority: u8, group: u53 }).map((m) => [head("fetch"), { type: "fetch", ...m }]),
+        fc
+          .record({ broadcast: path, track: text, priority: u8, group: u53, startFrame: fc.nat(1000), span: fc.option(fc.nat(1000), { nil: undefined }) })
+          .map(({ startFrame, span, ...m }) => [
+            head("fetch"),
+            { type: "fetch", ...m, ...(hasFrameBounds(v) ? { startFrame, endFrame: span === undefined ? undefined : startFrame + span } : {}) },
+          ]),
       ),
       opened("fetch frames", v, "fetch", frames(v)),
       accepted("track request", v, false, fc.record({ broadcast: path, track: text }).map((m) => [head("track"), { type: "track", ...m }])),
