@@ -32,16 +32,25 @@ export interface SegmentCursorOptions {
   readonly start?: number;
   /** Inclusive end cap; items above it are held until the cap rises. */
   readonly end?: number;
-  /** How many cursors on pruned segments to keep draining before folding them into the held set. */
+  /**
+   * How many lanes on segments the list released (no longer listed nor retained) to keep draining
+   * before folding them into the held set. Lanes on retained segments do not count.
+   */
   readonly maxRetired?: number;
   /** How many held items to keep; beyond it the highest is dropped and reported lost. */
   readonly maxHeld?: number;
 }
 
+/**
+ * `live`: the segment is in the list. `retained`: the list keeps it for readers that may still
+ * need it. `released`: the list let it go; the lane drains it up to the retired bound.
+ */
+type LaneState = "live" | "retained" | "released";
+
 interface Lane<S> {
   segment: Segment<S>;
   pos: number;
-  retired: boolean;
+  state: LaneState;
 }
 
 /** A per-reader cursor over a segment list. */
@@ -126,14 +135,14 @@ export class SegmentCursor<S extends SegmentSource<T>, T extends SegmentItem> {
 
   /**
    * True when nothing is left to scan and nothing held can come out: every current segment's
-   * source is closed and fully read, and retired lanes are read up to now (a pruned copy that
-   * stays open does not hold the end back). Held items above the cap keep it false.
+   * source is closed and fully read, and lanes on pruned segments are read up to now (a pruned
+   * copy that stays open does not hold the end back). Held items above the cap keep it false.
    */
   drained(): boolean {
     this.#reconcile();
     if (this.#held.size > 0) return false;
     return this.#lanes.every(
-      (lane) => lane.pos >= lane.segment.source.arrivalEnd && (lane.retired || lane.segment.source.closed),
+      (lane) => lane.pos >= lane.segment.source.arrivalEnd && (lane.state !== "live" || lane.segment.source.closed),
     );
   }
 
@@ -193,42 +202,43 @@ export class SegmentCursor<S extends SegmentSource<T>, T extends SegmentItem> {
     const list = this.#list;
     if (list.epoch === this.#epoch) return;
     this.#epoch = list.epoch;
-    const current = new Map<number, Segment<S>>();
+    const current = new Map<number, { segment: Segment<S>; state: LaneState }>();
     const replaced = new Set<number>();
     for (const segment of list.segments) {
-      current.set(segment.id, segment);
+      current.set(segment.id, { segment, state: "live" });
       for (const id of segment.replaces) replaced.add(id);
     }
+    for (const segment of list.retained) current.set(segment.id, { segment, state: "retained" });
     const lanes: Lane<S>[] = [];
     for (const lane of this.#lanes) {
-      const segment = current.get(lane.segment.id);
-      if (segment !== undefined) {
-        lane.segment = segment;
+      const found = current.get(lane.segment.id);
+      if (found !== undefined) {
+        lane.segment = found.segment;
+        lane.state = found.state;
         lanes.push(lane);
-      } else if (replaced.has(lane.segment.id) || lane.retired) {
-        // A park replaced it (or it was already retired and the list moved on): hand its unread
-        // items to the held set so nothing it owed depends on what the cache happens to hold.
-        if (replaced.has(lane.segment.id)) this.#fold(lane);
-        else lanes.push(lane);
+      } else if (replaced.has(lane.segment.id) && lane.state !== "released") {
+        // A park replaced it and nobody keeps it: hand its unread items to the held set so nothing
+        // it owed depends on what the cache happens to hold.
+        this.#fold(lane);
       } else {
-        lane.retired = true;
+        lane.state = "released";
         lanes.push(lane);
       }
     }
     const known = new Set(lanes.map((lane) => lane.segment.id));
-    for (const segment of list.segments) {
-      if (!known.has(segment.id)) lanes.push({ segment, pos: segment.source.arrivalStart, retired: false });
+    for (const { segment, state } of current.values()) {
+      if (!known.has(segment.id)) lanes.push({ segment, pos: segment.source.arrivalStart, state });
     }
-    // Oldest segment first: retired lanes hold older content than live ones.
+    // Oldest segment first: pruned and replaced lanes hold older content than live ones.
     lanes.sort((a, b) => a.segment.id - b.segment.id);
-    let retired = lanes.filter((lane) => lane.retired).length;
-    while (retired > this.#maxRetired) {
-      const index = lanes.findIndex((lane) => lane.retired);
+    let released = lanes.filter((lane) => lane.state === "released").length;
+    while (released > this.#maxRetired) {
+      const index = lanes.findIndex((lane) => lane.state === "released");
       const [oldest] = lanes.splice(index, 1);
       if (oldest === undefined) break;
-      // Too many pruned copies to keep scanning: what they still owe moves to the held set.
+      // Too many released copies to keep scanning: what they still owe moves to the held set.
       this.#fold(oldest);
-      retired -= 1;
+      released -= 1;
     }
     this.#lanes = lanes;
   }
@@ -243,7 +253,10 @@ export class SegmentCursor<S extends SegmentSource<T>, T extends SegmentItem> {
     for (; lane.pos < source.arrivalEnd; lane.pos++) {
       const entry = source.arrival(lane.pos);
       if (entry === undefined || !this.#owed(lane.segment, entry.seq)) continue;
-      if (!this.#held.has(entry.seq)) this.#hold(entry.seq, entry.item);
+      const pinned = this.#held.get(entry.seq);
+      if (pinned === undefined) this.#hold(entry.seq, entry.item);
+      // A dead pinned copy gives way to a live one, so the held item survives its first holder.
+      else if (pinned.lost && !entry.item.lost) this.#held.set(entry.seq, entry.item);
     }
   }
 
@@ -341,9 +354,9 @@ export class SegmentCursor<S extends SegmentSource<T>, T extends SegmentItem> {
   }
 
   #dropDrainedRetired(): void {
-    if (!this.#lanes.some((lane) => lane.retired)) return;
+    if (!this.#lanes.some((lane) => lane.state === "released")) return;
     this.#lanes = this.#lanes.filter(
-      (lane) => !lane.retired || !(lane.segment.source.closed && lane.pos >= lane.segment.source.arrivalEnd),
+      (lane) => lane.state !== "released" || !(lane.segment.source.closed && lane.pos >= lane.segment.source.arrivalEnd),
     );
   }
 }

@@ -26,6 +26,13 @@ export interface SwitchOptions {
    * the previous segment keeps `start` too, so both cover the seam.
    */
   readonly overlap?: boolean;
+  /**
+   * Caps the previous segment here instead (at least `start - 1`): a takeover that must also
+   * continue older incomplete items starts the new segment at the oldest of them, while the
+   * previous segment keeps everything it produced in range. Implies no bounds check on `start`
+   * against the previous segment's start.
+   */
+  readonly previousEnd?: number;
 }
 
 /** The latest sequence number a segment produced inside its range, if any. */
@@ -39,6 +46,7 @@ export function segmentProduced<T extends SegmentItem>(segment: Segment<SegmentS
 /** The list of segments of one stream. */
 export class SegmentList<S extends SegmentSource<T>, T extends SegmentItem> {
   #segments: Segment<S>[] = [];
+  #retained: Segment<S>[] = [];
   #nextId = 0;
   #epoch = 0;
   #era = 0;
@@ -48,6 +56,15 @@ export class SegmentList<S extends SegmentSource<T>, T extends SegmentItem> {
   /** The segments, oldest first. Replaced wholesale on every change (safe to keep a snapshot). */
   get segments(): readonly Segment<S>[] {
     return this.#segments;
+  }
+
+  /**
+   * Segments no longer in the list (pruned, or replaced by a park) whose sources the owner keeps
+   * because a reader may still need something they hold. Cursors keep reading them; lookups
+   * ({@link SegmentList.find}) still find items in them. Oldest first.
+   */
+  get retained(): readonly Segment<S>[] {
+    return this.#retained;
   }
 
   /** Bumped on every change; cursors reconcile when it moves. */
@@ -99,12 +116,10 @@ export class SegmentList<S extends SegmentSource<T>, T extends SegmentItem> {
     const previous = kept[kept.length - 1];
     const overlap = options.overlap === true;
     if (previous !== undefined) {
-      const advances =
-        start !== undefined &&
-        (previous.start === undefined || (overlap ? start >= previous.start : start > previous.start));
-      if (!advances) throw new SegmentBoundsError(start, previous.start);
-      const end = overlap ? start : start - 1;
+      const end = this.#previousEnd(previous, start, overlap, options.previousEnd);
       kept[kept.length - 1] = { ...previous, end };
+      // A retained copy replaced while it was the open-ended tail stops where its successor does.
+      this.#retained = this.#retained.map((segment) => (segment.end === undefined ? { ...segment, end } : segment));
       inherited = start;
     }
     const segment = this.#make(source, inherited, "live", []);
@@ -113,14 +128,32 @@ export class SegmentList<S extends SegmentSource<T>, T extends SegmentItem> {
     return segment;
   }
 
+  #previousEnd(previous: Segment<S>, start: number | undefined, overlap: boolean, previousEnd: number | undefined): number {
+    if (start !== undefined && previousEnd !== undefined) {
+      checkSeq(previousEnd, "previous segment end");
+      const floor = Math.max(start - 1, previous.start ?? 0);
+      if (previousEnd < floor) throw new SegmentBoundsError(start, previous.start);
+      return previousEnd;
+    }
+    const advances =
+      start !== undefined && (previous.start === undefined || (overlap ? start >= previous.start : start > previous.start));
+    if (!advances) throw new SegmentBoundsError(start, previous.start);
+    return overlap ? start : start - 1;
+  }
+
   /**
    * Switches to `source` just past the newest produced item (or, with `reopen`, at that item, for
    * a takeover that lands while it is still being produced). The first takeover is unbounded.
+   * `from` starts the new segment lower, at the oldest item still incomplete, which the new
+   * source must continue too; the previous segment keeps what it produced.
    */
-  takeover(source: S, reopen = false): Segment<S> {
+  takeover(source: S, reopen = false, from?: number): Segment<S> {
     const latest = this.latest();
     if (latest === undefined) return this.switch(source, undefined);
-    return reopen ? this.switch(source, latest, { overlap: true }) : this.switch(source, latest + 1);
+    const start = reopen ? latest : latest + 1;
+    // Older items still incomplete: the new segment starts at the oldest, the previous keeps its range.
+    if (from !== undefined && from < start) return this.switch(source, from, { previousEnd: latest });
+    return reopen ? this.switch(source, latest, { overlap: true }) : this.switch(source, start);
   }
 
   /**
@@ -169,26 +202,48 @@ export class SegmentList<S extends SegmentSource<T>, T extends SegmentItem> {
   }
 
   /**
+   * Keeps `segments` (just pruned or replaced) as retained: cursors keep reading them and lookups
+   * find their items until {@link SegmentList.releaseRetained} lets them go.
+   */
+  retain(segments: readonly Segment<S>[]): void {
+    const known = new Set(this.#segments.map((segment) => segment.id));
+    for (const segment of this.#retained) known.add(segment.id);
+    const added = segments.filter((segment) => !known.has(segment.id));
+    if (added.length === 0) return;
+    this.#retained = [...this.#retained, ...added].sort((a, b) => a.id - b.id);
+    this.#commit(this.#segments);
+  }
+
+  /** Drops the retained segments `keep` rejects; returns them (their sources may be released). */
+  releaseRetained(keep: (segment: Segment<S>) => boolean): Segment<S>[] {
+    const released: Segment<S>[] = [];
+    const kept: Segment<S>[] = [];
+    for (const segment of this.#retained) (keep(segment) ? kept : released).push(segment);
+    if (released.length === 0) return released;
+    this.#retained = kept;
+    this.#commit(this.#segments);
+    return released;
+  }
+
+  /**
    * Forgets every segment and the pruned floor: the next switch starts unbounded, and cursors
    * reset because numbering may restart. Returns the dropped segments.
    */
   release(): readonly Segment<S>[] {
-    const dropped = this.#segments;
+    const dropped = [...this.#segments, ...this.#retained];
+    this.#retained = [];
     this.#pruned = undefined;
     this.#era += 1;
     this.#commit([]);
     return dropped;
   }
 
-  /** The newest segment covering `seq` whose source still holds it, and the item. */
+  /**
+   * The newest segment covering `seq` whose source still holds it, and the item; retained
+   * segments are searched after the list.
+   */
   find(seq: number): { readonly segment: Segment<S>; readonly item: T } | undefined {
-    for (let i = this.#segments.length - 1; i >= 0; i--) {
-      const segment = this.#segments[i];
-      if (segment === undefined || !segmentCovers(segment, seq)) continue;
-      const item = segment.source.get(seq);
-      if (item !== undefined && !item.lost) return { segment, item };
-    }
-    return undefined;
+    return findIn(this.#segments, seq) ?? findIn(this.#retained, seq);
   }
 
   #make(source: S, start: number | undefined, kind: Segment<S>["kind"], replaces: number[]): Segment<S> {
@@ -217,6 +272,19 @@ export class SegmentList<S extends SegmentSource<T>, T extends SegmentItem> {
     this.#epoch += 1;
     for (const observer of this.#observers) observer();
   }
+}
+
+function findIn<S extends SegmentSource<T>, T extends SegmentItem>(
+  segments: readonly Segment<S>[],
+  seq: number,
+): { readonly segment: Segment<S>; readonly item: T } | undefined {
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const segment = segments[i];
+    if (segment === undefined || !segmentCovers(segment, seq)) continue;
+    const item = segment.source.get(seq);
+    if (item !== undefined && !item.lost) return { segment, item };
+  }
+  return undefined;
 }
 
 function defaultOwes<T extends SegmentItem>(segment: Segment<SegmentSource<T>>): boolean {

@@ -1,64 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  SegmentBoundsError,
-  SegmentCursor,
-  SegmentList,
-  type ArrivalEntry,
-  type CursorStep,
-  type SegmentSource,
-} from "./segments.js";
+import { SegmentBoundsError, SegmentCursor, SegmentList } from "./segments.js";
+import { drain, Item, Source } from "./segments.testing.js";
 
-/** A plain item: a payload and a lost flag. */
-class Item {
-  lost = false;
-  constructor(readonly seq: number) {}
-}
-
-/** A bounded in-memory source: an arrival log that forgets its oldest entries. */
-class Source implements SegmentSource<Item> {
-  readonly #log: ArrivalEntry<Item>[] = [];
-  #base = 0;
-  closed = false;
-  latest: number | undefined;
-  constructor(readonly capacity = Infinity) {}
-  get arrivalStart(): number {
-    return this.#base;
-  }
-  get arrivalEnd(): number {
-    return this.#base + this.#log.length;
-  }
-  arrival(index: number): ArrivalEntry<Item> | undefined {
-    return this.#log[index - this.#base];
-  }
-  get(seq: number): Item | undefined {
-    return this.#log.find((e) => e.seq === seq && !e.item.lost)?.item;
-  }
-  push(...seqs: number[]): this {
-    for (const seq of seqs) {
-      this.#log.push({ seq, item: new Item(seq) });
-      if (this.latest === undefined || seq > this.latest) this.latest = seq;
-      while (this.#log.length > this.capacity) {
-        const old = this.#log.shift();
-        if (old) old.item.lost = true;
-        this.#base += 1;
-      }
-    }
-    return this;
-  }
-  evict(seq: number): void {
-    const entry = this.#log.find((e) => e.seq === seq);
-    if (entry) entry.item.lost = true;
-  }
-}
-
-function drain(cursor: SegmentCursor<Source, Item>): string[] {
-  const out: string[] = [];
-  for (let step: CursorStep<Item> = cursor.next(); step.kind !== "none"; step = cursor.next()) {
-    out.push(step.kind === "item" ? String(step.seq) : step.kind === "lost" ? `lost ${String(step.seq)}` : step.kind);
-  }
-  return out;
-}
 
 describe("SegmentList", () => {
   it("caps the previous segment just below a switch", () => {

@@ -51,7 +51,7 @@ export class Upstreams {
       priority,
       ordered: false,
       maxLatency: 0,
-      startGroup: boundary?.group,
+      startGroup: boundary?.from ?? boundary?.group,
       endGroup: undefined,
     };
     ctx.io.write(streamId, writer.encodeAll([{ type: "stream_header", kind: "subscribe" }, msg]), false);
@@ -72,7 +72,7 @@ export class Upstreams {
         }
         ctx.io.write(
           streamId,
-          writer.encode({ type: "subscribe_update", priority, ordered: false, maxLatency: 0, startGroup: boundary?.group, endGroup: last }),
+          writer.encode({ type: "subscribe_update", priority, ordered: false, maxLatency: 0, startGroup: boundary?.from ?? boundary?.group, endGroup: last }),
           false,
         );
         ctx.drain();

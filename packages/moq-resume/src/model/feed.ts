@@ -4,7 +4,7 @@
  * whose segments change on takeovers and parks.
  * @module
  */
-import type { SegmentList, SegmentSource } from "@handoff/seqlog";
+import type { Segment, SegmentList, SegmentSource } from "@handoff/seqlog";
 import type { Group } from "./group.js";
 import type { TrackInfo } from "./info.js";
 
@@ -22,6 +22,20 @@ export interface ReaderPrefs {
   readonly end: number | undefined;
 }
 
+/** An attached reader, as its feed sees it. */
+export interface FeedReader {
+  /** The reader's start and cap, for upstream demand. */
+  prefs(): ReaderPrefs;
+  /**
+   * True when the reader may still need something `segment`'s copy holds or may still bring: a
+   * group it is owed and was not handed, a straggler the open copy may still deliver in range, or
+   * frames past the position of a group it is reading. `whole(sequence)` is true when a copy the
+   * feed keeps anyway holds that group from its first frame to its end, so this one is not needed
+   * for it.
+   */
+  needs(segment: Segment<SegmentSource<Group>>, whole: (sequence: number) => boolean): boolean;
+}
+
 /** The source of a track reader. */
 export interface ReaderFeed<S extends SegmentSource<Group>> {
   /** The segments groups come from. */
@@ -34,6 +48,6 @@ export interface ReaderFeed<S extends SegmentSource<Group>> {
   holders(sequence: number): Group[];
   /** Registers a wake-up callback; returns its removal. */
   watch(listener: () => void): () => void;
-  /** A reader starts (counts towards idleness); returns its detach function. */
-  attach(prefs: () => ReaderPrefs): () => void;
+  /** A reader starts (counts towards idleness, keeps the copies it needs); returns its detach. */
+  attach(reader: FeedReader): () => void;
 }

@@ -27,12 +27,33 @@ export class GroupReader {
   #next: number;
   #done: "end" | "lost" | undefined;
   readonly #feed: ReaderFeed<SegmentSource<Group>>;
+  readonly #onDone: (reader: GroupReader) => void;
 
-  constructor(group: Group, feed: ReaderFeed<SegmentSource<Group>>) {
+  /** @param onDone called once when the read ends (`end`, `lost` or {@link GroupReader.close}) */
+  constructor(group: Group, feed: ReaderFeed<SegmentSource<Group>>, onDone: (reader: GroupReader) => void = noop) {
     this.sequence = group.sequence;
     this.#current = group;
     this.#next = 0;
     this.#feed = feed;
+    this.#onDone = onDone;
+  }
+
+  /** True once the read ended or was closed: it needs no copy any more. */
+  get done(): boolean {
+    return this.#done !== undefined;
+  }
+
+  /** True when the copy being read holds the rest of the group: the read needs no other copy. */
+  get selfSufficient(): boolean {
+    const current = this.#current;
+    return current.finished && current.base <= this.#next;
+  }
+
+  /** Stops reading (the consumer abandons the group): the copies it needed may be released. */
+  close(): void {
+    if (this.#done !== undefined) return;
+    this.#done = "lost";
+    this.#onDone(this);
   }
 
   /** Index of the next frame this reader will get. */
@@ -96,6 +117,11 @@ export class GroupReader {
 
   #finish(kind: "end" | "lost"): FrameEvent {
     this.#done = kind;
+    this.#onDone(this);
     return { kind };
   }
+}
+
+function noop(): void {
+  // A group read outside a track reader has nobody to tell.
 }

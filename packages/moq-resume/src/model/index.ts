@@ -13,7 +13,7 @@ export {
   TrackAbortedError,
   TrackDroppedError,
 } from "./errors.js";
-export type { ReaderFeed, ReaderPrefs, TrackTerminal } from "./feed.js";
+export type { FeedReader, ReaderFeed, ReaderPrefs, TrackTerminal } from "./feed.js";
 export { Group, type GroupOptions, type GroupState } from "./group.js";
 export { GroupReader, type FrameEvent } from "./group-reader.js";
 export { DEFAULT_TRACK_INFO, trackInfo, type TrackInfo } from "./info.js";

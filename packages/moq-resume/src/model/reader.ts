@@ -6,12 +6,13 @@
  * only after the reader drained what it is owed.
  * @module
  */
-import { SegmentCursor, type CursorOrder, type RangeSet, type SegmentSource } from "@handoff/seqlog";
+import { SegmentCursor, type CursorOrder, type RangeSet, type Segment, type SegmentSource } from "@handoff/seqlog";
 import { TrackAbortedError, TrackDroppedError, type ModelError } from "./errors.js";
-import type { ReaderFeed, ReaderPrefs } from "./feed.js";
+import type { FeedReader, ReaderFeed, ReaderPrefs } from "./feed.js";
 import type { Group } from "./group.js";
 import { GroupReader } from "./group-reader.js";
 import type { TrackInfo } from "./info.js";
+import { readerNeeds } from "./reader-needs.js";
 
 /** What a read of the next group yields. */
 export type GroupEvent =
@@ -48,6 +49,8 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
   readonly #detach: () => void;
   #closed = false;
   #explicitStart: boolean;
+  /** Groups handed out and still being read: their copies are kept until the reads end. */
+  readonly #reading = new Set<GroupReader>();
 
   constructor(feed: ReaderFeed<S>, options: ReaderOptions = {}) {
     this.#feed = feed;
@@ -58,7 +61,11 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
       ...(options.maxParked === undefined ? {} : { maxHeld: options.maxParked }),
     });
     this.#explicitStart = options.start !== undefined;
-    this.#detach = feed.attach(() => this.prefs);
+    const attached: FeedReader = {
+      prefs: () => this.prefs,
+      needs: (segment, whole) => this.#needs(segment, whole),
+    };
+    this.#detach = feed.attach(attached);
   }
 
   /** The track info. */
@@ -122,15 +129,35 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
     if (this.#closed) return;
     this.#closed = true;
     this.#cursor.close();
+    this.#reading.clear();
     this.#detach();
+  }
+
+  #needs(segment: Segment<SegmentSource<Group>>, whole: (sequence: number) => boolean): boolean {
+    const cursor = this.#cursor;
+    return readerNeeds(
+      {
+        floor: cursor.floor,
+        settled: (seq) => cursor.isSettled(seq),
+        settledRange: (start, end) => cursor.isSettledRange(start, end),
+        reading: this.#reading,
+      },
+      segment,
+      whole,
+    );
   }
 
   #read(order: CursorOrder): GroupEvent {
     if (this.#closed) return { kind: "finished" };
     const step = this.#cursor.next(order);
     switch (step.kind) {
-      case "item":
-        return { kind: "group", group: new GroupReader(step.item, this.#feed) };
+      case "item": {
+        const group = new GroupReader(step.item, this.#feed, (done) => {
+          this.#reading.delete(done);
+        });
+        this.#reading.add(group);
+        return { kind: "group", group };
+      }
       case "lost":
         return { kind: "lost", sequence: step.seq };
       case "lagged":

@@ -7,7 +7,7 @@
 import { ManualClock, SegmentList, checkSeq, type ArrivalEntry, type Clock, type SegmentSource } from "@handoff/seqlog";
 import { GroupCache, type CacheLimits } from "./cache.js";
 import { ClosedError, DuplicateGroupError } from "./errors.js";
-import type { ReaderFeed, ReaderPrefs, TrackTerminal } from "./feed.js";
+import type { FeedReader, ReaderFeed, TrackTerminal } from "./feed.js";
 import { Group, type GroupOptions } from "./group.js";
 import { trackInfo, type TrackInfo } from "./info.js";
 import { TrackReader, type ReaderOptions } from "./reader.js";
@@ -175,7 +175,7 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
   }
 
   /** Counts a reader in; returns its detach. */
-  attach(_prefs: () => ReaderPrefs): () => void {
+  attach(_reader: FeedReader): () => void {
     this.#readers += 1;
     let attached = true;
     return () => {

@@ -8,10 +8,10 @@
  * copy and lets numbering restart.
  * @module
  */
-import { ManualClock, SegmentList, type Clock, type Segment } from "@handoff/seqlog";
+import { ManualClock, SegmentList, segmentCovers, type Clock, type Segment } from "@handoff/seqlog";
 import type { CacheLimits } from "../model/cache.js";
 import { ClosedError } from "../model/errors.js";
-import type { ReaderFeed, ReaderPrefs, TrackTerminal } from "../model/feed.js";
+import type { FeedReader, ReaderFeed, TrackTerminal } from "../model/feed.js";
 import type { Group } from "../model/group.js";
 import { trackInfo, type TrackInfo } from "../model/info.js";
 import { TrackReader, type ReaderOptions } from "../model/reader.js";
@@ -41,10 +41,16 @@ export interface ResumeOptions extends CacheLimits {
 
 /** Where a new segment starts: group and frame (frame > 0 when it continues an open group). */
 export interface Boundary {
-  /** The first group the new copy serves. */
+  /** The first new group the new copy serves (the open group it continues, or the next one). */
   readonly group: number;
   /** The first frame of that group the new copy must provide. */
   readonly frame: number;
+  /**
+   * Present when groups older than `group` are still incomplete in every copy: the oldest of them.
+   * The new upstream must be asked from here (moq-lite: SUBSCRIBE start group), so the rest of
+   * those groups reaches the readers that are reading them.
+   */
+  readonly from?: number;
 }
 
 /** The result of a takeover: the new segment and where its copy must start. */
@@ -67,7 +73,7 @@ export class ResumeTrack implements ReaderFeed<Track> {
   readonly #info: TrackInfo;
   readonly #watchers = new Watchers();
   readonly #sources = new Map<Track, () => void>();
-  readonly #readers = new Set<() => ReaderPrefs>();
+  readonly #readers = new Set<FeedReader>();
   #terminal: TrackTerminal | undefined;
   #idleSince: number | undefined;
   #caches = 0;
@@ -129,9 +135,11 @@ export class ResumeTrack implements ReaderFeed<Track> {
     const copies = this.holders(latest);
     const open = copies.length > 0 && !copies.some((group) => group.finished);
     const frame = open ? Math.max(...copies.map((group) => group.frameEnd)) : 0;
-    const segment = this.list.takeover(source, open);
+    const group = open ? latest : latest + 1;
+    const from = this.#oldestIncomplete(group);
+    const segment = this.list.takeover(source, open, from);
     this.#after(source);
-    return { segment, boundary: { group: open ? latest : latest + 1, frame } };
+    return { segment, boundary: from === undefined ? { group, frame } : { group, frame, from } };
   }
 
   /**
@@ -143,8 +151,7 @@ export class ResumeTrack implements ReaderFeed<Track> {
     this.#open();
     const cache = this.#cache(this.list.segments);
     const { segment, replaced } = this.list.park(cache);
-    this.#forget(replaced);
-    this.#after(cache);
+    this.#after(cache, replaced);
     return segment;
   }
 
@@ -199,7 +206,7 @@ export class ResumeTrack implements ReaderFeed<Track> {
   /** What to ask `segment`'s upstream copy for, given the readers attached now. */
   demand(segment: Segment<Track>): Demand | undefined {
     return segmentDemand(
-      [...this.#readers].map((prefs) => prefs()),
+      [...this.#readers].map((reader) => reader.prefs()),
       segment,
     );
   }
@@ -211,19 +218,17 @@ export class ResumeTrack implements ReaderFeed<Track> {
     return this.#terminal;
   }
 
-  /** Every copy of `sequence` the segments hold, newest first. */
+  /**
+   * Every live copy of `sequence`, newest segment first: the segments', then those of copies kept
+   * for readers that still need them (pruned from the list or replaced by a park).
+   */
   holders(sequence: number): Group[] {
-    const copies: Group[] = [];
-    const segments = this.list.segments;
-    for (let i = segments.length - 1; i >= 0; i--) {
-      const segment = segments[i];
-      if (segment === undefined) continue;
-      if (segment.start !== undefined && sequence < segment.start) continue;
-      if (segment.end !== undefined && sequence > segment.end) continue;
-      const group = segment.source.get(sequence);
-      if (group !== undefined && !group.lost) copies.push(group);
-    }
-    return copies;
+    return [...copiesIn(this.list.segments, sequence), ...copiesIn(this.list.retained, sequence)];
+  }
+
+  /** How many copies are kept outside the segment list for readers that still need them. */
+  get retained(): number {
+    return this.list.retained.length;
   }
 
   /** Registers a wake-up callback; returns its removal. */
@@ -231,13 +236,14 @@ export class ResumeTrack implements ReaderFeed<Track> {
     return this.#watchers.add(listener);
   }
 
-  /** Counts a reader in (it stops the idle clock); returns its detach. */
-  attach(prefs: () => ReaderPrefs): () => void {
-    this.#readers.add(prefs);
+  /** Counts a reader in (it stops the idle clock, keeps what it needs); returns its detach. */
+  attach(reader: FeedReader): () => void {
+    this.#readers.add(reader);
     this.#idleSince = undefined;
     return () => {
-      if (!this.#readers.delete(prefs)) return;
+      if (!this.#readers.delete(reader)) return;
       if (this.#readers.size === 0) this.#idleSince = this.#clock.now();
+      this.#retain([]);
     };
   }
 
@@ -258,38 +264,75 @@ export class ResumeTrack implements ReaderFeed<Track> {
     return warmCache(segments, { name: `${this.name}#cache${String(this.#caches)}`, clock: this.#clock, ...this.#limits });
   }
 
-  /** Watches a new source, bounds the list, wakes readers. */
-  #after(source: Track): void {
-    if (!this.#sources.has(source)) {
-      this.#sources.set(
-        source,
-        source.watch(() => {
-          this.#watchers.notify();
-        }),
-      );
-    }
-    this.#bound();
+  /** Watches a new source, bounds the list, keeps what readers need of `left`, wakes readers. */
+  #after(source: Track, left: readonly Segment<Track>[] = []): void {
+    this.#watchSource(source);
+    this.#retain([...left, ...this.#bound()]);
     this.#watchers.notify();
   }
 
-  #bound(): void {
-    const pruned = this.list.prune(this.#maxSegments, (segment) => this.#owes(segment));
-    this.#forget(pruned);
+  #watchSource(source: Track): void {
+    if (this.#sources.has(source)) return;
+    this.#sources.set(
+      source,
+      source.watch(() => {
+        this.#watchers.notify();
+      }),
+    );
+  }
+
+  /** Bounds the list; returns the segments that left it (pruned or folded into a cache). */
+  #bound(): Segment<Track>[] {
+    const left = this.list.prune(this.#maxSegments, (segment) => this.#owes(segment));
     const segments = this.list.segments;
     // Over the bound and the front still owes something: fold the front (never the live tail)
     // into one cache, losing nothing. A cache plus the tail is the least this can reach.
     const count = Math.min(segments.length - this.#maxSegments + 1, segments.length - 1);
-    if (count < 2) return;
+    if (count < 2) return left;
     const front = segments.slice(0, count);
     const cache = this.#cache(front);
     const { replaced } = this.list.park(cache, front.length);
-    this.#forget(replaced);
-    this.#sources.set(
-      cache,
-      cache.watch(() => {
-        this.#watchers.notify();
-      }),
-    );
+    this.#watchSource(cache);
+    return [...left, ...replaced];
+  }
+
+  /**
+   * Keeps the copies that left the list while some attached reader may still need something they
+   * hold, and releases every kept copy nobody needs any more.
+   */
+  #retain(left: readonly Segment<Track>[]): void {
+    this.list.retain(left);
+    const whole = (sequence: number): boolean =>
+      copiesIn(this.list.segments, sequence).some((group) => group.finished && group.base === 0);
+    const released = this.list.releaseRetained((segment) => this.#needed(segment, whole));
+    this.#forget(released);
+  }
+
+  /** True while a reader needs the copy, or it holds the head of a group the list holds split. */
+  #needed(segment: Segment<Track>, whole: (sequence: number) => boolean): boolean {
+    for (const reader of this.#readers) if (reader.needs(segment, whole)) return true;
+    // Head for newcomers: a seam group the list still serves only from past its first frame.
+    for (const group of segment.source.groups()) {
+      if (group.lost || !segmentCovers(segment, group.sequence)) continue;
+      const kept = copiesIn(this.list.segments, group.sequence);
+      if (kept.length > 0 && !kept.some((copy) => copy.base <= group.base)) return true;
+    }
+    return false;
+  }
+
+  /** The oldest group below `boundary` no copy holds whole, if any: the new copy must continue it. */
+  #oldestIncomplete(boundary: number): number | undefined {
+    let oldest: number | undefined;
+    for (const segment of this.list.segments) {
+      for (const group of segment.source.groups()) {
+        const sequence = group.sequence;
+        if (sequence >= boundary || (oldest !== undefined && sequence >= oldest)) continue;
+        if (group.lost || group.finished || !segmentCovers(segment, sequence)) continue;
+        if (this.holders(sequence).some((copy) => copy.finished)) continue;
+        oldest = sequence;
+      }
+    }
+    return oldest;
   }
 
   /** A segment owes while its copy may still produce in range, or it holds part of an open group. */
@@ -303,11 +346,23 @@ export class ResumeTrack implements ReaderFeed<Track> {
   }
 
   #forget(segments: readonly Segment<Track>[]): void {
-    const live = new Set(this.list.segments.map((segment) => segment.source));
+    const live = new Set([...this.list.segments, ...this.list.retained].map((segment) => segment.source));
     for (const segment of segments) {
       if (live.has(segment.source)) continue;
       this.#sources.get(segment.source)?.();
       this.#sources.delete(segment.source);
     }
   }
+}
+
+/** The live copies of `sequence` that `segments` hold in range, newest segment first. */
+function copiesIn(segments: readonly Segment<Track>[], sequence: number): Group[] {
+  const copies: Group[] = [];
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const segment = segments[i];
+    if (segment === undefined || !segmentCovers(segment, sequence)) continue;
+    const group = segment.source.get(sequence);
+    if (group !== undefined && !group.lost) copies.push(group);
+  }
+  return copies;
 }
