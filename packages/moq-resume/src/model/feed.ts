@@ -25,7 +25,7 @@ export interface ReaderPrefs {
 /** An attached reader, as its feed sees it. */
 export interface FeedReader {
   /** The reader's start and cap, for upstream demand. */
-  prefs(): ReaderPrefs;
+  readonly prefs: ReaderPrefs;
   /**
    * True when the reader may still need something `segment`'s copy holds or may still bring: a
    * group it is owed and was not handed, a straggler the open copy may still deliver in range, or

@@ -43,14 +43,14 @@ export interface ReaderOptions {
 }
 
 /** A reader of one track. */
-export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> {
+export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> implements FeedReader {
   readonly #feed: ReaderFeed<S>;
   readonly #cursor: SegmentCursor<S, Group>;
   readonly #detach: () => void;
   #closed = false;
   #explicitStart: boolean;
   /** Groups handed out and still being read: their copies are kept until the reads end. */
-  readonly #reading = new Set<GroupReader>();
+  #reading: Set<GroupReader> | undefined;
 
   constructor(feed: ReaderFeed<S>, options: ReaderOptions = {}) {
     this.#feed = feed;
@@ -61,11 +61,7 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
       ...(options.maxParked === undefined ? {} : { maxHeld: options.maxParked }),
     });
     this.#explicitStart = options.start !== undefined;
-    const attached: FeedReader = {
-      prefs: () => this.prefs,
-      needs: (segment, whole) => this.#needs(segment, whole),
-    };
-    this.#detach = feed.attach(attached);
+    this.#detach = feed.attach(this);
   }
 
   /** The track info. */
@@ -129,18 +125,19 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
     if (this.#closed) return;
     this.#closed = true;
     this.#cursor.close();
-    this.#reading.clear();
+    this.#reading = undefined;
     this.#detach();
   }
 
-  #needs(segment: Segment<SegmentSource<Group>>, whole: (sequence: number) => boolean): boolean {
+  /** @inheritdoc */
+  needs(segment: Segment<SegmentSource<Group>>, whole: (sequence: number) => boolean): boolean {
     const cursor = this.#cursor;
     return readerNeeds(
       {
         floor: cursor.floor,
         settled: (seq) => cursor.isSettled(seq),
         settledRange: (start, end) => cursor.isSettledRange(start, end),
-        reading: this.#reading,
+        reading: this.#reading ?? [],
       },
       segment,
       whole,
@@ -153,9 +150,9 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
     switch (step.kind) {
       case "item": {
         const group = new GroupReader(step.item, this.#feed, (done) => {
-          this.#reading.delete(done);
+          this.#reading?.delete(done);
         });
-        this.#reading.add(group);
+        (this.#reading ??= new Set()).add(group);
         return { kind: "group", group };
       }
       case "lost":

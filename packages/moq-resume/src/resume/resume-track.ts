@@ -206,7 +206,7 @@ export class ResumeTrack implements ReaderFeed<Track> {
   /** What to ask `segment`'s upstream copy for, given the readers attached now. */
   demand(segment: Segment<Track>): Demand | undefined {
     return segmentDemand(
-      [...this.#readers].map((reader) => reader.prefs()),
+      [...this.#readers].map((reader) => reader.prefs),
       segment,
     );
   }

@@ -1,0 +1,250 @@
+// "Lossless means silent" (DESIGN.md, resume invariant 6): where nothing is evicted and no copy
+// is lost, random sequences of publishing, late groups, GOAWAY handovers, parks, failovers,
+// teardowns after a park, joins, cap changes and reads never produce `lost`, `lagged` or a gap,
+// and once the publisher is done no reader is left pending: every group it is owed arrives once,
+// whole and in frame order.
+import { ManualClock } from "@handoff/seqlog";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Group } from "../model/group.js";
+import { frame, Tape } from "../model/testing.js";
+import { Track } from "../model/track.js";
+import { ResumeTrack, type Boundary } from "./resume-track.js";
+
+type Op =
+  | { readonly op: "group" }
+  | { readonly op: "skip" }
+  | { readonly op: "late" }
+  | { readonly op: "frame"; readonly pick: number }
+  | { readonly op: "finishGroup"; readonly pick: number }
+  | { readonly op: "handover" }
+  | { readonly op: "drained"; readonly pick: number }
+  | { readonly op: "park"; readonly drain: boolean; readonly teardown: boolean }
+  | { readonly op: "failover" }
+  | { readonly op: "join"; readonly start: number | undefined; readonly end: number | undefined; readonly order: "recv" | "next" }
+  | { readonly op: "read"; readonly pick: number }
+  | { readonly op: "cap"; readonly pick: number; readonly end: number | undefined };
+
+const small = fc.integer({ min: 0, max: 7 });
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { arbitrary: fc.constant({ op: "group" as const }), weight: 4 },
+  { arbitrary: fc.constant({ op: "skip" as const }), weight: 1 },
+  { arbitrary: fc.constant({ op: "late" as const }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant("frame" as const), pick: small }), weight: 5 },
+  { arbitrary: fc.record({ op: fc.constant("finishGroup" as const), pick: small }), weight: 2 },
+  { arbitrary: fc.constant({ op: "handover" as const }), weight: 2 },
+  { arbitrary: fc.record({ op: fc.constant("drained" as const), pick: small }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant("park" as const), drain: fc.boolean(), teardown: fc.boolean() }), weight: 1 },
+  { arbitrary: fc.constant({ op: "failover" as const }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      op: fc.constant("join" as const),
+      start: fc.option(small, { nil: undefined }),
+      end: fc.option(small, { nil: undefined }),
+      order: fc.constantFrom("recv" as const, "recv" as const, "next" as const),
+    }),
+    weight: 2,
+  },
+  { arbitrary: fc.record({ op: fc.constant("read" as const), pick: small }), weight: 4 },
+  { arbitrary: fc.record({ op: fc.constant("cap" as const), pick: small, end: fc.option(small, { nil: undefined }) }), weight: 1 },
+);
+
+/** One upstream copy and the groups the publisher sends it: `[start, last]`. */
+interface Copy {
+  readonly track: Track;
+  readonly start: number | undefined;
+  last: number | undefined;
+}
+
+interface Sim {
+  readonly tape: Tape;
+  readonly floor: number | undefined;
+  /** Arrival order: every group at or above the floor is owed, late ones included. */
+  readonly recv: boolean;
+  /** Groups this reader is owed: created while it was attached at or above its floor. */
+  readonly owed: Set<number>;
+}
+
+const decoder = new TextDecoder();
+const CACHE = 1024;
+
+/** Runs one sequence against a resumed track with caches too large to ever evict. */
+function run(ops: readonly Op[]): void {
+  const clock = new ManualClock();
+  const resume = new ResumeTrack({ clock, maxGroups: CACHE });
+  let names = 0;
+  /** What the publisher produced: frames per group and whether it finished. */
+  const truth = new Map<number, { frames: number; finished: boolean }>();
+  const copies: Copy[] = [];
+  let nextSeq = 0;
+  const reserved: number[] = [];
+  const readers: Sim[] = [];
+
+  const alive = (): Copy[] => copies.filter((c) => !c.track.closed);
+  const serves = (c: Copy, seq: number): boolean =>
+    (c.start === undefined || seq >= c.start) && (c.last === undefined || seq <= c.last);
+  const create = (seq: number): void => {
+    truth.set(seq, { frames: 0, finished: false });
+    for (const reader of readers) if (reader.recv && (reader.floor === undefined || seq >= reader.floor)) reader.owed.add(seq);
+    for (const c of alive()) if (serves(c, seq)) c.track.createGroup(seq);
+  };
+  const openSeqs = (): number[] => [...truth].filter(([, t]) => !t.finished).map(([seq]) => seq);
+  const openCopies = (seq: number): Group[] =>
+    alive()
+      .map((c) => c.track.group(seq))
+      .filter((g): g is Group => g !== undefined && !g.sealed);
+  /** A new upstream copy, subscribed where the boundary says: it resends what the publisher has. */
+  const subscribe = (): void => {
+    const track = new Track(`c${String(names++)}`, { clock, maxGroups: CACHE });
+    const { boundary } = resume.takeover(track);
+    const start = boundary === undefined ? undefined : (boundary.from ?? boundary.group);
+    copies.push({ track, start, last: undefined });
+    if (boundary !== undefined) resend(track, boundary);
+  };
+  const resend = (track: Track, boundary: Boundary): void => {
+    const start = boundary.from ?? boundary.group;
+    for (const [seq, t] of [...truth].sort((a, b) => a[0] - b[0])) {
+      if (seq < start) continue;
+      const first = seq === boundary.group ? Math.min(boundary.frame, t.frames) : 0;
+      const group = track.createGroup(seq, { firstFrame: first });
+      for (let i = first; i < t.frames; i++) group.write(frame(`${String(seq)}:${String(i)}`));
+      if (t.finished) group.finish();
+    }
+  };
+  const current = (): Copy | undefined => copies[copies.length - 1];
+
+  subscribe();
+  for (const op of ops) {
+    switch (op.op) {
+      case "group":
+        create(nextSeq++);
+        break;
+      case "skip":
+        reserved.push(nextSeq++);
+        break;
+      case "late": {
+        const seq = reserved.shift();
+        // A late group reaches every copy subscribed to a range that holds it; otherwise nobody.
+        if (seq !== undefined && alive().some((c) => serves(c, seq))) create(seq);
+        break;
+      }
+      case "frame": {
+        const open = openSeqs();
+        const seq = open[op.pick % Math.max(1, open.length)];
+        const t = seq === undefined ? undefined : truth.get(seq);
+        if (seq === undefined || t === undefined) break;
+        const groups = openCopies(seq).filter((g) => g.frameEnd === t.frames);
+        if (groups.length === 0) break;
+        for (const g of groups) g.write(frame(`${String(seq)}:${String(t.frames)}`));
+        t.frames += 1;
+        break;
+      }
+      case "finishGroup": {
+        const open = openSeqs();
+        const seq = open[op.pick % Math.max(1, open.length)];
+        const t = seq === undefined ? undefined : truth.get(seq);
+        if (seq === undefined || t === undefined) break;
+        const groups = openCopies(seq).filter((g) => g.frameEnd === t.frames);
+        if (groups.length === 0) break;
+        for (const g of groups) g.finish();
+        t.finished = true;
+        break;
+      }
+      case "handover": {
+        // GOAWAY: the old copy stays alive and drains what it owes up to the boundary.
+        const old = current();
+        subscribe();
+        if (old !== undefined) old.last = resume.list.latest();
+        break;
+      }
+      case "drained": {
+        // A draining copy finished what it owed (its open groups are complete) and ends.
+        const draining = alive().filter((c) => c !== current() && [...c.track.groups()].every((g) => g.sealed));
+        draining[op.pick % Math.max(1, draining.length)]?.track.finish();
+        break;
+      }
+      case "park": {
+        const old = current();
+        resume.park();
+        if (old !== undefined && !op.drain) {
+          // The parked copy dies; its unfinished groups may be torn down first (the cache has them).
+          if (op.teardown) for (const g of old.track.groups()) if (!g.finished) g.abort();
+          old.track.drop();
+        }
+        subscribe();
+        if (old !== undefined && op.drain) old.last = resume.list.latest();
+        break;
+      }
+      case "failover":
+        current()?.track.drop();
+        subscribe();
+        break;
+      case "join": {
+        const reader = resume.subscribe({
+          ...(op.start === undefined ? {} : { start: op.start }),
+          ...(op.end === undefined ? {} : { end: op.end }),
+        });
+        const floor = reader.prefs.start ?? resume.list.latest();
+        const recv = op.order === "recv";
+        const owed = new Set<number>();
+        // Groups already there are owed only if some copy still holds them.
+        for (const seq of truth.keys()) if (recv && (floor === undefined || seq >= floor) && resume.holders(seq).length > 0) owed.add(seq);
+        readers.push({ tape: new Tape(reader, op.order), floor, recv, owed });
+        break;
+      }
+      case "read":
+        readers[op.pick % Math.max(1, readers.length)]?.tape.pump();
+        break;
+      case "cap":
+        readers[op.pick % Math.max(1, readers.length)]?.tape.reader.endAt(op.end);
+        break;
+    }
+  }
+
+  // The publisher is done: every open group is completed on the copies still receiving it, the
+  // copies end, the track finishes; every cap is lifted and every reader reads what it can.
+  for (const seq of openSeqs()) {
+    const t = truth.get(seq);
+    if (t === undefined) continue;
+    for (const g of openCopies(seq)) {
+      for (let i = g.frameEnd; i < t.frames; i++) g.write(frame(`${String(seq)}:${String(i)}`));
+      g.finish();
+    }
+    t.finished = true;
+  }
+  for (const c of alive()) c.track.finish();
+  resume.finish();
+  for (const reader of readers) {
+    reader.tape.reader.endAt(undefined);
+    reader.tape.pump();
+  }
+
+  for (const { tape, owed } of readers) {
+    const signals = { lost: tape.lost, lagged: tape.lagged, gaps: [...tape.gaps.keys()], terminal: tape.terminal };
+    expect(signals).toEqual({ lost: [], lagged: 0, gaps: [], terminal: "finished" });
+    expect(new Set(tape.handed).size).toBe(tape.handed.length);
+    for (const seq of tape.handed) {
+      const texts = tape.frames.get(seq) ?? [];
+      const indexes = texts.map((text) => Number(decoder.decode(frame(text)).split(":")[1]));
+      expect({ seq, ending: tape.endings.get(seq), indexes }).toEqual({
+        seq,
+        ending: "end",
+        indexes: Array.from({ length: truth.get(seq)?.frames ?? 0 }, (_, i) => i),
+      });
+    }
+    const handed = new Set(tape.handed);
+    expect([...owed].filter((seq) => !handed.has(seq))).toEqual([]);
+    tape.reader.close();
+  }
+}
+
+describe("resume model, lossless", () => {
+  it("where nothing is evicted and no copy is lost, no reader is told lost, lagged or gap, nor left pending", () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { minLength: 1, maxLength: 40 }), (ops) => {
+        run(ops);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
