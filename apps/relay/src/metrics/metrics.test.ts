@@ -39,4 +39,10 @@ describe("RelayMetrics", () => {
     m.subscription(-1);
     expect(await m.render()).toMatch(/relay_subscriptions 1/);
   });
+
+  it("counts groups reset downstream because frames were missing", async () => {
+    const m = new RelayMetrics();
+    m.incomplete();
+    expect(await m.render()).toMatch(/relay_groups_incomplete_total 1/);
+  });
 });

@@ -14,6 +14,7 @@ export class RelayMetrics implements SessionStats {
   readonly #skipped: Counter;
   readonly #trackMoves: Counter<"reason">;
   readonly #dropped: Counter;
+  readonly #incomplete: Counter;
   readonly #goaways: Counter<"direction">;
   readonly #handovers: Counter<"outcome">;
   readonly #peers: Gauge;
@@ -79,6 +80,11 @@ export class RelayMetrics implements SessionStats {
       help: "Groups gone (evicted or aborted) before a subscriber got them, reported with SUBSCRIBE_DROP",
       registers,
     });
+    this.#incomplete = new Counter({
+      name: "relay_groups_incomplete_total",
+      help: "Groups that went downstream with frames missing and were reset (code 422) instead of finished",
+      registers,
+    });
     this.#goaways = new Counter({ name: "relay_goaway_total", help: "GOAWAY messages sent and received", labelNames: ["direction"], registers });
     this.#handovers = new Counter({
       name: "relay_handovers_total",
@@ -100,6 +106,11 @@ export class RelayMetrics implements SessionStats {
   /** @inheritdoc */
   dropped(): void {
     this.#dropped.inc();
+  }
+
+  /** @inheritdoc */
+  incomplete(): void {
+    this.#incomplete.inc();
   }
 
   /** A track started on, or moved to, an upstream copy. */

@@ -47,6 +47,11 @@ export const RelayCode = {
   TooMany: 429,
   /** The group was gone (evicted from the cache or aborted upstream) before it could be sent. */
   Lost: 410,
+  /**
+   * The group went downstream with frames missing (no copy held them, or the rest was lost): the
+   * stream is reset rather than finished, so the peer never takes it for a whole group.
+   */
+  Incomplete: 422,
   /** The group was skipped because the subscriber fell behind. */
   Skipped: 430,
   /** The publisher's group went past `maxGroupBytes` and was aborted. */

@@ -70,15 +70,16 @@ describe("OutboundGroup", () => {
     expect(io.stream(id).fin).toBe(true);
   });
 
-  it("resets the stream with code 0 when the group is lost", () => {
-    const { group, io, out } = setup();
+  it("resets the stream with code 422 and counts it when the rest of the group is lost", () => {
+    const { group, io, out, stats } = setup();
     write(group, 1);
     out.pump(io);
     group.abort();
     expect(out.pump(io)).toBe("done");
     const { id } = sent(io);
-    expect(io.stream(id).resets).toEqual([0]);
+    expect(io.stream(id).resets).toEqual([422]);
     expect(io.stream(id).fin).toBe(false);
+    expect(stats.incompletes).toBe(1);
   });
 
   it("keeps the bytes the framing did not take and writes them first, in order, once it has room", () => {
@@ -107,12 +108,22 @@ describe("OutboundGroup", () => {
     expect(out.pendingBytes).toBe(11);
   });
 
-  it("skips frames no copy holds and sends the rest of the group", () => {
-    const { group, io, out } = setup({ firstFrame: 2 });
+  it("sends the rest of a group with frames no copy holds, then resets it with code 422 instead of FIN", () => {
+    const { group, io, out, stats } = setup({ firstFrame: 2 });
     write(group, 20, 30);
     group.finish();
     expect(out.pump(io)).toBe("done");
-    expect(frameBytes(sent(io).messages)).toEqual([20, 30]);
+    const { id, messages } = sent(io);
+    expect(frameBytes(messages)).toEqual([20, 30]);
+    expect([io.stream(id).fin, io.stream(id).resets, stats.incompletes]).toEqual([false, [422], 1]);
+  });
+
+  it("finishes a whole group with FIN and counts nothing incomplete", () => {
+    const { group, io, out, stats } = setup();
+    write(group, 1, 2);
+    group.finish();
+    out.pump(io);
+    expect([io.stream(sent(io).id).fin, stats.incompletes]).toEqual([true, 0]);
   });
 
   it("counts the opened stream and each frame's payload bytes", () => {

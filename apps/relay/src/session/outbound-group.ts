@@ -2,6 +2,7 @@ import type { GroupReader } from "@handoff/moq-resume";
 import { FrameEncoder, LiteStreamWriter, framesHaveTimestamps, type LiteVersion } from "@handoff/moq-resume/lite";
 import { concatBytes } from "../transport/bytes.js";
 import { MAX_STREAM_PAYLOAD, type StreamId } from "../transport/index.js";
+import { RelayCode } from "./limits.js";
 import type { Scheduled } from "./scheduler.js";
 import type { SessionStats } from "./stats.js";
 import type { StreamIo } from "./stream-io.js";
@@ -48,6 +49,8 @@ export class OutboundGroup implements Scheduled {
   #previous = 0;
   readonly #timed: boolean;
   #done = false;
+  /** Frames were skipped (a gap): the group must not end with FIN as if whole. */
+  #incomplete = false;
 
   constructor(
     private readonly version: LiteVersion,
@@ -96,7 +99,9 @@ export class OutboundGroup implements Scheduled {
             this.#hold(this.#encode(event.payload, event.timestamp));
             continue;
           case "gap":
-            // Frames that no copy holds cannot be sent; the rest of the group still can.
+            // Frames that no copy holds cannot be sent; the rest of the group still can, and the
+            // stream is reset at the end instead of finished.
+            this.#incomplete = true;
             continue;
           case "pending":
             break gather;
@@ -105,9 +110,7 @@ export class OutboundGroup implements Scheduled {
             break gather;
           case "lost":
             this.#release();
-            io.reset(id, 0);
-            this.#done = true;
-            return "done";
+            return this.#resetIncomplete(io, id);
           default: {
             const never: never = event;
             throw new Error(`unexpected frame event ${JSON.stringify(never)}`);
@@ -117,18 +120,27 @@ export class OutboundGroup implements Scheduled {
       if (this.#heldBytes === 0 && !fin) return "idle";
       const full = this.#heldBytes >= COALESCE_BYTES;
       const bytes = this.#take();
-      const accepted = io.write(id, bytes, fin);
+      const accepted = io.write(id, bytes, fin && !this.#incomplete);
       if (accepted < bytes.length) {
         // FIN was not applied; the group reader reports its end again on the next pump.
         this.#hold(bytes.subarray(accepted));
         return "blocked";
       }
       if (fin) {
+        if (this.#incomplete) return this.#resetIncomplete(io, id);
         this.#done = true;
         return "done";
       }
       if (!full) return "idle";
     }
+  }
+
+  /** Resets a group that lost frames on the way (README: code 422), never FIN as if whole. */
+  #resetIncomplete(io: StreamIo, id: StreamId): PumpResult {
+    io.reset(id, RelayCode.Incomplete);
+    this.stats.incomplete?.();
+    this.#done = true;
+    return "done";
   }
 
   #hold(bytes: Uint8Array): void {

@@ -136,6 +136,7 @@ export class CountingStats implements SessionStats {
   skips = 0;
   oversizes = 0;
   drops = 0;
+  incompletes = 0;
 
   /** @inheritdoc */
   group(direction: "in" | "out"): void {
@@ -157,6 +158,11 @@ export class CountingStats implements SessionStats {
   /** @inheritdoc */
   dropped(): void {
     this.drops += 1;
+  }
+
+  /** @inheritdoc */
+  incomplete(): void {
+    this.incompletes += 1;
   }
 
   /** @inheritdoc */

@@ -10,6 +10,8 @@ export interface SessionStats {
   skipped(): void;
   /** An inbound group went past `maxGroupBytes` and was aborted (optional: older sinks lack it). */
   oversized?(): void;
+  /** A group went downstream with frames missing and was reset instead of finished. */
+  incomplete?(): void;
   /** A group could not be delivered to a subscriber (gone before it was handed out) and was dropped explicitly. */
   dropped?(): void;
   /** An announce of the peer was not taken (`path-parts`: root plus suffix past the wire's limit). */
@@ -25,4 +27,5 @@ export const NO_STATS: SessionStats = {
   oversized: () => undefined,
   dropped: () => undefined,
   refused: () => undefined,
+  incomplete: () => undefined,
 };
