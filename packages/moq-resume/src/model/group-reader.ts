@@ -27,15 +27,12 @@ export class GroupReader {
   #next: number;
   #done: "end" | "lost" | undefined;
   readonly #feed: ReaderFeed<SegmentSource<Group>>;
-  readonly #onDone: (reader: GroupReader) => void;
 
-  /** @param onDone called once when the read ends (`end`, `lost` or {@link GroupReader.close}) */
-  constructor(group: Group, feed: ReaderFeed<SegmentSource<Group>>, onDone: (reader: GroupReader) => void = noop) {
+  constructor(group: Group, feed: ReaderFeed<SegmentSource<Group>>) {
     this.sequence = group.sequence;
     this.#current = group;
     this.#next = 0;
     this.#feed = feed;
-    this.#onDone = onDone;
   }
 
   /** True once the read ended or was closed: it needs no copy any more. */
@@ -51,9 +48,7 @@ export class GroupReader {
 
   /** Stops reading (the consumer abandons the group): the copies it needed may be released. */
   close(): void {
-    if (this.#done !== undefined) return;
-    this.#done = "lost";
-    this.#onDone(this);
+    this.#done ??= "lost";
   }
 
   /** Index of the next frame this reader will get. */
@@ -117,11 +112,6 @@ export class GroupReader {
 
   #finish(kind: "end" | "lost"): FrameEvent {
     this.#done = kind;
-    this.#onDone(this);
     return { kind };
   }
-}
-
-function noop(): void {
-  // A group read outside a track reader has nobody to tell.
 }

@@ -42,6 +42,9 @@ export interface ReaderOptions {
   readonly maxParked?: number;
 }
 
+/** Past this many reads kept, the ended ones are dropped from the list. */
+const READING_COMPACT = 32;
+
 /** A reader of one track. */
 export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> implements FeedReader {
   readonly #feed: ReaderFeed<S>;
@@ -49,8 +52,11 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
   readonly #detach: () => void;
   #closed = false;
   #explicitStart: boolean;
-  /** Groups handed out and still being read: their copies are kept until the reads end. */
-  #reading: Set<GroupReader> | undefined;
+  /**
+   * Groups handed out, for the copies their reads still need. Reads that ended are skipped and
+   * compacted away now and then: no bookkeeping per frame or per finished group.
+   */
+  #reading: GroupReader[] = [];
 
   constructor(feed: ReaderFeed<S>, options: ReaderOptions = {}) {
     this.#feed = feed;
@@ -125,7 +131,7 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
     if (this.#closed) return;
     this.#closed = true;
     this.#cursor.close();
-    this.#reading = undefined;
+    this.#reading = [];
     this.#detach();
   }
 
@@ -137,7 +143,7 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
         floor: cursor.floor,
         settled: (seq) => cursor.isSettled(seq),
         settledRange: (start, end) => cursor.isSettledRange(start, end),
-        reading: this.#reading ?? [],
+        reading: this.#reading,
       },
       segment,
       whole,
@@ -149,10 +155,9 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
     const step = this.#cursor.next(order);
     switch (step.kind) {
       case "item": {
-        const group = new GroupReader(step.item, this.#feed, (done) => {
-          this.#reading?.delete(done);
-        });
-        (this.#reading ??= new Set()).add(group);
+        const group = new GroupReader(step.item, this.#feed);
+        if (this.#reading.length >= READING_COMPACT) this.#reading = this.#reading.filter((read) => !read.done);
+        this.#reading.push(group);
         return { kind: "group", group };
       }
       case "lost":
