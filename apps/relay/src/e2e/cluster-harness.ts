@@ -1,45 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import * as Moq from "@moq/lite";
 import { expect } from "vitest";
 import type { PeerTiming } from "../cluster/peer.js";
 import type { Relay } from "../server/relay.js";
 import { connect, livePublisher, payload, testRelay, until, within } from "./harness.js";
-
-const appDir = fileURLToPath(new URL("../..", import.meta.url));
-
-/** Starts the relay's real entry point as a child linked to `peers`; resolves its raw-TCP port. */
-export async function childRelay(
-  cleanup: (() => unknown)[],
-  peers: readonly string[],
-  extra: readonly string[] = [],
-): Promise<{ child: ChildProcess; tcpPort: number }> {
-  const args = ["--import", "tsx", "--conditions=@handoff/source", "src/main.ts", "--host", "127.0.0.1", "--port", "0", "--tcp-port", "0", ...extra];
-  for (const peer of peers) args.push("--peer", peer);
-  const child = spawn(process.execPath, args, { cwd: appDir, stdio: ["ignore", "pipe", "inherit"] });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  child.once("exit", () => {
-    clearTimeout(timer);
-  });
-  cleanup.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  });
-  const port = new Promise<number>((resolve, reject) => {
-    let text = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      for (const line of text.split("\n")) {
-        if (!line.includes('"relay listening"')) continue;
-        const parsed = JSON.parse(line) as { tcp?: number };
-        if (parsed.tcp !== undefined) resolve(parsed.tcp);
-      }
-    });
-    child.once("exit", (code) => {
-      reject(new Error(`relay child exited (${String(code)}) before it listened: ${text}`));
-    });
-  });
-  return { child, tcpPort: await within(port, 20_000, "child relay listening") };
-}
 
 /** The qmux/TCP URL of a relay, for a peer list or a GOAWAY. */
 export function tcpUrl(relay: Relay, cost?: number): string {

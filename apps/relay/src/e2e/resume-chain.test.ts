@@ -5,7 +5,8 @@
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Relay } from "../server/relay.js";
-import { childRelay, clusterRelay, expectContiguous, metric, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.js";
+import { childRelay } from "./child-relay.js";
+import { clusterRelay, expectContiguous, metric, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.js";
 import { e2eSetup, testRelay, until, within } from "./harness.js";
 
 const cleanup = e2eSetup();
@@ -23,12 +24,13 @@ function feeding(edge: Relay) {
 describe("resume across a chain of upstream changes", () => {
   it("a SIGKILL failover and three GOAWAY handovers in a row mid-transfer deliver every group once, complete and in order", async () => {
     const origin = await testRelay(cleanup);
-    const killed = await childRelay(cleanup, [tcpUrl(origin)]);
+    const killed = await childRelay(cleanup, ["--tcp-port", "0", "--peer", tcpUrl(origin)]);
+    if (killed.ports.tcp === undefined) throw new Error("the child relay has no tcp port");
     const hops = [await clusterRelay(cleanup, [tcpUrl(origin)])];
     for (let i = 0; i < 3; i++) hops.push(await clusterRelay(cleanup, [tcpUrl(origin)]));
     const [first, ...next] = hops;
     if (first === undefined) throw new Error("no hop");
-    const edge = await clusterRelay(cleanup, [`tcp://127.0.0.1:${String(killed.tcpPort)}?cost=1`, tcpUrl(first, 2)]);
+    const edge = await clusterRelay(cleanup, [`tcp://127.0.0.1:${String(killed.ports.tcp)}?cost=1`, tcpUrl(first, 2)]);
     const pub = publisher(cleanup, origin);
     for (const hop of hops) await routable(hop, "every hop has the broadcast");
     await until(() => edge.origin.routes("anon/live").length === 2, 10_000, "the edge has both routes");

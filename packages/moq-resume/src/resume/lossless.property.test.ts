@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Group } from "../model/group.js";
 import { frame, Tape } from "../model/testing.js";
+import { readerOps, small, type ReaderOp } from "./reader-ops.testing.js";
 import { Track } from "../model/track.js";
 import { ResumeTrack, type Boundary } from "./resume-track.js";
 
@@ -21,11 +22,8 @@ type Op =
   | { readonly op: "drained"; readonly pick: number }
   | { readonly op: "park"; readonly drain: boolean; readonly teardown: boolean }
   | { readonly op: "failover" }
-  | { readonly op: "join"; readonly start: number | undefined; readonly end: number | undefined; readonly order: "recv" | "next" }
-  | { readonly op: "read"; readonly pick: number }
-  | { readonly op: "cap"; readonly pick: number; readonly end: number | undefined };
+  | ReaderOp;
 
-const small = fc.integer({ min: 0, max: 7 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.constant({ op: "group" as const }), weight: 4 },
   { arbitrary: fc.constant({ op: "skip" as const }), weight: 1 },
@@ -36,17 +34,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant("drained" as const), pick: small }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant("park" as const), drain: fc.boolean(), teardown: fc.boolean() }), weight: 1 },
   { arbitrary: fc.constant({ op: "failover" as const }), weight: 2 },
-  {
-    arbitrary: fc.record({
-      op: fc.constant("join" as const),
-      start: fc.option(small, { nil: undefined }),
-      end: fc.option(small, { nil: undefined }),
-      order: fc.constantFrom("recv" as const, "recv" as const, "next" as const),
-    }),
-    weight: 2,
-  },
-  { arbitrary: fc.record({ op: fc.constant("read" as const), pick: small }), weight: 4 },
-  { arbitrary: fc.record({ op: fc.constant("cap" as const), pick: small, end: fc.option(small, { nil: undefined }) }), weight: 1 },
+  ...readerOps,
 );
 
 /** One upstream copy and the groups the publisher sends it: `[start, last]`. */
@@ -128,26 +116,22 @@ function run(ops: readonly Op[]): void {
         if (seq !== undefined && alive().some((c) => serves(c, seq))) create(seq);
         break;
       }
-      case "frame": {
-        const open = openSeqs();
-        const seq = open[op.pick % Math.max(1, open.length)];
-        const t = seq === undefined ? undefined : truth.get(seq);
-        if (seq === undefined || t === undefined) break;
-        const groups = openCopies(seq).filter((g) => g.frameEnd === t.frames);
-        if (groups.length === 0) break;
-        for (const g of groups) g.write(frame(`${String(seq)}:${String(t.frames)}`));
-        t.frames += 1;
-        break;
-      }
+      case "frame":
       case "finishGroup": {
         const open = openSeqs();
         const seq = open[op.pick % Math.max(1, open.length)];
         const t = seq === undefined ? undefined : truth.get(seq);
         if (seq === undefined || t === undefined) break;
+        // The publisher's next frame (or end) reaches every copy receiving the group.
         const groups = openCopies(seq).filter((g) => g.frameEnd === t.frames);
         if (groups.length === 0) break;
-        for (const g of groups) g.finish();
-        t.finished = true;
+        if (op.op === "frame") {
+          for (const g of groups) g.write(frame(`${String(seq)}:${String(t.frames)}`));
+          t.frames += 1;
+        } else {
+          for (const g of groups) g.finish();
+          t.finished = true;
+        }
         break;
       }
       case "handover": {
@@ -244,7 +228,7 @@ describe("resume model, lossless", () => {
       fc.property(fc.array(opArb, { minLength: 1, maxLength: 40 }), (ops) => {
         run(ops);
       }),
-      { numRuns: 3000 },
+      { numRuns: 2000 },
     );
   });
 });

@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Group } from "../model/group.js";
 import { frame, Tape } from "../model/testing.js";
+import { readerOps, small, type ReaderOp } from "./reader-ops.testing.js";
 import { Track } from "../model/track.js";
 import { MAX_SEGMENTS, ResumeTrack } from "./resume-track.js";
 
@@ -18,12 +19,9 @@ type Op =
   | { readonly op: "takeover"; readonly park: boolean; readonly clear: boolean }
   | { readonly op: "evict" }
   | { readonly op: "idle" }
-  | { readonly op: "join"; readonly start: number | undefined; readonly end: number | undefined; readonly order: "recv" | "next" }
-  | { readonly op: "read"; readonly pick: number }
-  | { readonly op: "cap"; readonly pick: number; readonly end: number | undefined }
+  | ReaderOp
   | { readonly op: "leave"; readonly pick: number };
 
-const small = fc.integer({ min: 0, max: 7 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.constant({ op: "group" as const }), weight: 4 },
   { arbitrary: fc.constant({ op: "skip" as const }), weight: 1 },
@@ -33,17 +31,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant("takeover" as const), park: fc.boolean(), clear: fc.boolean() }), weight: 3 },
   { arbitrary: fc.constant({ op: "evict" as const }), weight: 1 },
   { arbitrary: fc.constant({ op: "idle" as const }), weight: 1 },
-  {
-    arbitrary: fc.record({
-      op: fc.constant("join" as const),
-      start: fc.option(small, { nil: undefined }),
-      end: fc.option(small, { nil: undefined }),
-      order: fc.constantFrom("recv" as const, "recv" as const, "next" as const),
-    }),
-    weight: 2,
-  },
-  { arbitrary: fc.record({ op: fc.constant("read" as const), pick: small }), weight: 4 },
-  { arbitrary: fc.record({ op: fc.constant("cap" as const), pick: small, end: fc.option(small, { nil: undefined }) }), weight: 1 },
+  ...readerOps,
   { arbitrary: fc.record({ op: fc.constant("leave" as const), pick: small }), weight: 1 },
 );
 

@@ -1,0 +1,30 @@
+/**
+ * Test helpers shared by the resume model properties: the reader-side operations (join, read,
+ * cap) as weighted fast-check arbitraries. Not exported from the package.
+ * @module
+ */
+import fc from "fast-check";
+
+/** A small pick or sequence number. */
+export const small = fc.integer({ min: 0, max: 7 });
+
+/** A reader joins, reads, or changes its cap. */
+export type ReaderOp =
+  | { readonly op: "join"; readonly start: number | undefined; readonly end: number | undefined; readonly order: "recv" | "next" }
+  | { readonly op: "read"; readonly pick: number }
+  | { readonly op: "cap"; readonly pick: number; readonly end: number | undefined };
+
+/** The reader operations with their weights, to spread into an `fc.oneof`. */
+export const readerOps: { readonly arbitrary: fc.Arbitrary<ReaderOp>; readonly weight: number }[] = [
+  {
+    arbitrary: fc.record({
+      op: fc.constant("join" as const),
+      start: fc.option(small, { nil: undefined }),
+      end: fc.option(small, { nil: undefined }),
+      order: fc.constantFrom("recv" as const, "recv" as const, "next" as const),
+    }),
+    weight: 2,
+  },
+  { arbitrary: fc.record({ op: fc.constant("read" as const), pick: small }), weight: 4 },
+  { arbitrary: fc.record({ op: fc.constant("cap" as const), pick: small, end: fc.option(small, { nil: undefined }) }), weight: 1 },
+];
