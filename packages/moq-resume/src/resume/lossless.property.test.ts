@@ -8,16 +8,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Group } from "../model/group.js";
 import { frame, Tape } from "../model/testing.js";
-import { readerOps, small, type ReaderOp } from "./reader-ops.testing.js";
+import { publishOps, readerOps, small, type PublishOp, type ReaderOp } from "./model-ops.testing.js";
 import { Track } from "../model/track.js";
 import { ResumeTrack, type Boundary } from "./resume-track.js";
 
 type Op =
-  | { readonly op: "group" }
-  | { readonly op: "skip" }
-  | { readonly op: "late" }
-  | { readonly op: "frame"; readonly pick: number }
-  | { readonly op: "finishGroup"; readonly pick: number }
+  | PublishOp
   | { readonly op: "handover" }
   | { readonly op: "drained"; readonly pick: number }
   | { readonly op: "park"; readonly drain: boolean; readonly teardown: boolean }
@@ -25,11 +21,7 @@ type Op =
   | ReaderOp;
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { arbitrary: fc.constant({ op: "group" as const }), weight: 4 },
-  { arbitrary: fc.constant({ op: "skip" as const }), weight: 1 },
-  { arbitrary: fc.constant({ op: "late" as const }), weight: 1 },
-  { arbitrary: fc.record({ op: fc.constant("frame" as const), pick: small }), weight: 5 },
-  { arbitrary: fc.record({ op: fc.constant("finishGroup" as const), pick: small }), weight: 2 },
+  ...publishOps,
   { arbitrary: fc.constant({ op: "handover" as const }), weight: 2 },
   { arbitrary: fc.record({ op: fc.constant("drained" as const), pick: small }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant("park" as const), drain: fc.boolean(), teardown: fc.boolean() }), weight: 1 },

@@ -6,16 +6,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Group } from "../model/group.js";
 import { frame, Tape } from "../model/testing.js";
-import { readerOps, small, type ReaderOp } from "./reader-ops.testing.js";
+import { publishOps, readerOps, small, type PublishOp, type ReaderOp } from "./model-ops.testing.js";
 import { Track } from "../model/track.js";
 import { MAX_SEGMENTS, ResumeTrack } from "./resume-track.js";
 
 type Op =
-  | { readonly op: "group" }
-  | { readonly op: "skip" }
-  | { readonly op: "late" }
-  | { readonly op: "frame"; readonly pick: number }
-  | { readonly op: "finishGroup"; readonly pick: number }
+  | PublishOp
   | { readonly op: "takeover"; readonly park: boolean; readonly clear: boolean }
   | { readonly op: "evict" }
   | { readonly op: "idle" }
@@ -23,11 +19,7 @@ type Op =
   | { readonly op: "leave"; readonly pick: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { arbitrary: fc.constant({ op: "group" as const }), weight: 4 },
-  { arbitrary: fc.constant({ op: "skip" as const }), weight: 1 },
-  { arbitrary: fc.constant({ op: "late" as const }), weight: 1 },
-  { arbitrary: fc.record({ op: fc.constant("frame" as const), pick: small }), weight: 4 },
-  { arbitrary: fc.record({ op: fc.constant("finishGroup" as const), pick: small }), weight: 2 },
+  ...publishOps,
   { arbitrary: fc.record({ op: fc.constant("takeover" as const), park: fc.boolean(), clear: fc.boolean() }), weight: 3 },
   { arbitrary: fc.constant({ op: "evict" as const }), weight: 1 },
   { arbitrary: fc.constant({ op: "idle" as const }), weight: 1 },

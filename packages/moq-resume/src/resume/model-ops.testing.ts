@@ -1,12 +1,30 @@
 /**
- * Test helpers shared by the resume model properties: the reader-side operations (join, read,
- * cap) as weighted fast-check arbitraries. Not exported from the package.
+ * Test helpers shared by the resume model properties: the publisher's operations (a group, a
+ * skipped number delivered late, a frame, a group's end) and the reader's (join, read, cap) as
+ * weighted fast-check arbitraries. Not exported from the package.
  * @module
  */
 import fc from "fast-check";
 
 /** A small pick or sequence number. */
 export const small = fc.integer({ min: 0, max: 7 });
+
+/** The publisher opens a group, skips a number (delivered late), writes a frame or ends a group. */
+export type PublishOp =
+  | { readonly op: "group" }
+  | { readonly op: "skip" }
+  | { readonly op: "late" }
+  | { readonly op: "frame"; readonly pick: number }
+  | { readonly op: "finishGroup"; readonly pick: number };
+
+/** The publisher operations with their weights, to spread into an `fc.oneof`. */
+export const publishOps: { readonly arbitrary: fc.Arbitrary<PublishOp>; readonly weight: number }[] = [
+  { arbitrary: fc.constant({ op: "group" as const }), weight: 4 },
+  { arbitrary: fc.constant({ op: "skip" as const }), weight: 1 },
+  { arbitrary: fc.constant({ op: "late" as const }), weight: 1 },
+  { arbitrary: fc.record({ op: fc.constant("frame" as const), pick: small }), weight: 4 },
+  { arbitrary: fc.record({ op: fc.constant("finishGroup" as const), pick: small }), weight: 2 },
+];
 
 /** A reader joins, reads, or changes its cap. */
 export type ReaderOp =
