@@ -75,6 +75,19 @@ function imposedKeepAlive(asked: number, bounds: { readonly min: number; readonl
   return undefined;
 }
 
+/**
+ * A point in a connection's output that waits for the store's commit of every change recorded
+ * before it: the QoS 1/2 PUBLISH or PUBREL behind it promises session state (the delivery is
+ * routed, has its packet id, is in the PUBREL phase) that a crash must not take back once the
+ * client has seen it.
+ */
+interface CommitBarrier {
+  readonly kind: "commit";
+  readonly committed: Promise<void>;
+}
+
+type Step = Action | CommitBarrier;
+
 // A payload decoded from a socket chunk is a view into that chunk; a message kept on a queue must
 // not pin the whole chunk, so it gets its own copy unless it already is the whole buffer.
 function own(payload: Uint8Array): Uint8Array {
@@ -88,7 +101,7 @@ export class ClientHandler implements DeliverySink {
   readonly #ctx: HandlerContext;
   readonly #transport: Transport;
   readonly #conn: MqttConnection;
-  readonly #pending: Action[] = [];
+  readonly #pending: Step[] = [];
   #head = 0;
   #busy = false;
   #identity: ClientIdentity | undefined;
@@ -196,6 +209,17 @@ export class ClientHandler implements DeliverySink {
         case "close":
           this.#transport.close();
           break;
+        case "commit":
+          action.committed.then(
+            () => {
+              this.#resume();
+            },
+            (err: unknown) => {
+              this.#withhold(err);
+              this.#resume();
+            },
+          );
+          return; // stays busy until the commit settles
         case "effect": {
           const waiting = this.#effect(action.effect);
           this.#take(this.#conn.drain());
@@ -245,6 +269,23 @@ export class ClientHandler implements DeliverySink {
         this.#flush();
       },
     );
+  }
+
+  // The commit behind a barrier failed: what waited for it must not reach the client, which is
+  // disconnected (0x80) and gets it again, from what is stored, when it comes back.
+  #withhold(err: unknown): void {
+    this.#ctx.log.error({ err, clientId: this.clientId }, "store commit failed: deliveries withheld");
+    const rest = this.#pending.splice(this.#head).filter((step) => step.kind !== "send");
+    for (const step of rest) this.#pending.push(step);
+    this.#conn.disconnect(ReasonCode.UnspecifiedError, "storage unavailable");
+  }
+
+  // Output from here on waits for the commit of what the router recorded so far.
+  #barrier(): void {
+    const durability = this.#ctx.durability;
+    if (durability === undefined) return;
+    for (const next of this.#conn.drain()) this.#pending.push(next);
+    this.#pending.push({ kind: "commit", committed: durability.flush() });
   }
 
   #resume(): void {
@@ -304,7 +345,10 @@ export class ClientHandler implements DeliverySink {
         return undefined;
       case "delivery-received":
         if (id !== undefined && generation !== undefined) router.pubrec(id.clientId, generation, effect.packetId);
-        return undefined;
+        // The PUBREL queued behind this effect waits for the PUBREL phase to be stored: once the
+        // client has it, it may complete and forget the message, and a restart that resent the
+        // PUBLISH instead would deliver it twice.
+        return this.#ctx.durability?.flush();
       case "closed":
         this.#closed(effect.publishWill, effect.sessionExpiryInterval, effect.cause, effect.reasonCode, effect.detail);
         return undefined;
@@ -591,6 +635,8 @@ export class ClientHandler implements DeliverySink {
   publish(publish: OutboundPublish): boolean {
     // A slow reader: QoS 0 is droppable; QoS 1/2 is bounded by the client's Receive Maximum.
     if (publish.qos === 0 && this.#transport.buffered > this.#ctx.qos0HighWaterBytes) return false;
+    // A QoS 1/2 copy leaves only once its routing and packet id are stored (see CommitBarrier).
+    if (publish.qos > 0) this.#barrier();
     // Encoded once per fan-out and shared, unless this client gets outbound Topic Aliases.
     const version = this.#conn.sharedPublishVersion;
     const encoded = version === undefined ? undefined : this.#ctx.templates.get(publish, version);
@@ -629,6 +675,7 @@ export class ClientHandler implements DeliverySink {
 
   /** {@link DeliverySink}: resends a PUBREL after reconnect. */
   pubrel(packetId: number): void {
+    this.#barrier();
     this.#conn.resendPubrel(packetId);
     this.#flush();
   }
