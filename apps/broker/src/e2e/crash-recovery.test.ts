@@ -2,18 +2,14 @@
 // QoS 1 and QoS 2 traffic and restarted on the same data directory. Every message whose
 // PUBACK/PUBCOMP the publisher received reaches the resumed subscriber, in order, with no
 // duplicate except DUP=1 resends; retained messages and unexpired sessions survive.
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterEach, describe, expect, it } from "vitest";
+import { children, freePort, kill, startBroker } from "./broker-process.js";
 import { until } from "./harness.js";
 
-const appDir = new URL("../../", import.meta.url).pathname;
-const children = new Set<ChildProcess>();
 const clients = new Set<MqttClient>();
 const dirs: string[] = [];
 
@@ -24,47 +20,6 @@ afterEach(async () => {
   children.clear();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
-
-/** Starts the real broker entry point on `port` with SQLite storage in `dataDir`. */
-async function startBroker(port: number, dataDir: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=@handoff/source", "src/main.ts", "--host", "127.0.0.1", "--port", String(port), "--ws-port", "0", "--http-port", "0", "--data-dir", dataDir, "--storage", "sqlite"],
-    { cwd: appDir, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  children.add(child);
-  const timer = setTimeout(() => child.kill("SIGKILL"), 50_000);
-  child.once("exit", () => {
-    clearTimeout(timer);
-    children.delete(child);
-  });
-  // Read stdout until the "listening" line; keep draining it after, so the child never blocks.
-  return new Promise<ChildProcess>((resolve, reject) => {
-    let text = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      if (text.includes('"broker listening"')) resolve(child);
-    });
-    child.once("exit", (code) => {
-      reject(new Error(`broker exited (${String(code)}) before it listened: ${text}`));
-    });
-  });
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = once(child, "exit");
-  child.kill("SIGKILL");
-  await exited;
-}
 
 interface Seen {
   readonly id: number;
@@ -115,6 +70,8 @@ async function crashRun(qos: 1 | 2, killAfterMs: number): Promise<void> {
     }
   })();
 
+  // Traffic is flowing (on a loaded machine the first acknowledgement can take a while).
+  await until(() => acked.length > 0, 20_000, "a first acknowledgement");
   await new Promise((resolve) => setTimeout(resolve, killAfterMs));
   await kill(broker);
   await traffic;
