@@ -14,7 +14,7 @@ import type { BrokerConfig, TlsFiles } from "./config/index.js";
 import { createHttpServer, type HttpServer } from "./http/index.js";
 import { listenTcp, listenTls, type Listening } from "./listeners/tcp.js";
 import { listenWs } from "./listeners/ws.js";
-import { createBrokerMetrics, registerSafetyMetrics, sysSnapshot, sysTopics } from "./metrics/index.js";
+import { createBrokerMetrics, observeStore, registerSafetyMetrics, storageStatus, sysSnapshot, sysTopics } from "./metrics/index.js";
 import { accessFrom } from "./mqtt/access.js";
 import { Broker } from "./mqtt/broker.js";
 import { withinTopicLevels } from "./mqtt/snapshot-limits.js";
@@ -68,6 +68,7 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
       ? SqliteStore.open({
           dataDir: config.dataDir,
           setAsideCorrupt: config.setAsideCorrupt,
+          maxPendingBytes: limits.maxPendingStoreBytes,
           onWarning: (message) => {
             log.warn(message);
           },
@@ -111,6 +112,7 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
   metrics.observeConnections(() => broker.connections);
   registerSafetyMetrics(metrics.registry, broker.counters);
   metrics.observeTraffic(broker.counters);
+  if (store !== undefined) observeStore(metrics.registry, store, () => broker.counters.publishesRefusedStorage);
 
   const listeners: Listening[] = [];
   const ports: Partial<Record<"mqtt" | "tls" | "ws" | "wss" | "http", number>> = {};
@@ -138,7 +140,10 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
         host: config.http.host,
         port: config.http.port,
         registry: metrics.registry,
-        status: () => ({ connections: broker.connections }),
+        status: () => ({
+          connections: broker.connections,
+          ...(store === undefined ? {} : { storage: storageStatus(store) }),
+        }),
         uptimeSeconds: () => (Date.now() - started) / 1000,
         onError: (err) => {
           log.warn({ err }, "HTTP request failed");

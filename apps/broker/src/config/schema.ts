@@ -38,6 +38,7 @@ export const DEFAULTS = {
   maxInflight: 64,
   maxQueuedMessages: 1_000,
   maxQueuedBytes: 16_777_216,
+  maxPendingStoreBytes: 67_108_864,
   maxTopicAlias: 16,
   keepAliveMin: 0,
   keepAliveMax: 65_535,
@@ -124,6 +125,7 @@ export const configSchema = z.strictObject({
       maxInflight: int(1, 65_535).default(DEFAULTS.maxInflight),
       maxQueuedMessages: int(1, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxQueuedMessages),
       maxQueuedBytes: int(1, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxQueuedBytes),
+      maxPendingStoreBytes: int(1, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxPendingStoreBytes),
       maxTopicAlias: int(0, 65_535).default(DEFAULTS.maxTopicAlias),
       keepAlive: z
         .strictObject({

@@ -57,6 +57,8 @@ export interface LimitsConfig {
   readonly maxQueuedMessages: number;
   /** Payload bytes queued per client. */
   readonly maxQueuedBytes: number;
+  /** Bytes of changes the store may hold uncommitted (a slow or failing disk); past it QoS 1/2 publishes get 0x97. */
+  readonly maxPendingStoreBytes: number;
   /** Highest inbound Topic Alias (Topic Alias Maximum; 0 disables). */
   readonly maxTopicAlias: number;
   /** Bounds on a client's keep alive, seconds; outside them the server imposes the bound (Server Keep Alive). */

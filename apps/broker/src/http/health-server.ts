@@ -12,6 +12,8 @@ import type { Registry } from "prom-client";
 export interface HealthStatus {
   /** Open MQTT connections. */
   readonly connections: number;
+  /** The durable store, if there is one: not ok (503) while it cannot take new work. */
+  readonly storage?: { readonly ok: boolean; readonly consecutiveFailures: number; readonly pendingBytes: number };
 }
 
 /** Options of {@link createHttpServer}. */
@@ -79,8 +81,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       return;
     }
     if (path === "/health") {
-      const body = { status: stopping ? "stopping" : "ok", uptime: Math.floor(uptime()), connections: options.status().connections };
-      sendJson(res, stopping ? 503 : 200, body);
+      const { connections, storage } = options.status();
+      const degraded = storage?.ok === false;
+      const status = stopping ? "stopping" : degraded ? "storage-unavailable" : "ok";
+      const body = { status, uptime: Math.floor(uptime()), connections, ...(storage === undefined ? {} : { storage }) };
+      sendJson(res, stopping || degraded ? 503 : 200, body);
       return;
     }
     try {

@@ -64,6 +64,11 @@ export interface HandlerContext {
 /** Waits for the store to commit every change recorded so far. */
 export interface Durability {
   flush(): Promise<void>;
+  /**
+   * False while the store cannot take more (commits failing, too much uncommitted): new QoS 1/2
+   * publishes are refused with 0x97 Quota exceeded meanwhile. Absent: always true.
+   */
+  readonly admitting?: boolean;
 }
 
 // The keep alive the server imposes, if the client's is outside the bounds (0 means "none", which
@@ -108,7 +113,14 @@ export class ClientHandler implements DeliverySink {
   /** The flow control wait this handler is in, if any (see held-lane.ts). */
   #hold: Hold | undefined;
   readonly #lane = new HeldLane();
+  /** What passed the hold (held-lane.ts), with the commit barriers it must still wait for. */
+  readonly #laneSteps: Step[] = [];
+  #laneBusy = false;
   #readingPaused = false;
+  /** Acknowledgements waiting for a commit: a refusal must not overtake them [MQTT-4.6.0-2]. */
+  #acksWaiting = 0;
+  /** Inbound QoS 2 ids refused for storage: their release needs no commit before the PUBREC. */
+  readonly #refusedQos2 = new Set<number>();
   #generation: number | undefined;
   /** An enhanced authentication exchange under way during CONNECT. */
   #enhanced: { readonly request: ConnectRequestEffect; readonly exchange: EnhancedExchange } | undefined;
@@ -170,15 +182,46 @@ export class ClientHandler implements DeliverySink {
   // of them go at once instead (held-lane.ts).
   #take(actions: readonly Action[]): void {
     for (const action of actions) {
-      if (this.#lane.passes(action)) this.#perform(action);
-      else this.#pending.push(action);
+      if (this.#lane.passes(action)) {
+        this.#laneSteps.push(action);
+        this.#runLane();
+      } else this.#pending.push(action);
     }
   }
 
-  // Performs an action that passes a flow control wait: a send, or an effect that never waits.
-  #perform(action: Action): void {
+  // Performs what passed a flow control wait, in order. The lane bypasses the publisher's hold,
+  // never a commit barrier: a delivery waits for its commit here too, and so does the PUBREL after
+  // a delivery-received effect (the effect's wait is the commit of the PUBREL phase).
+  #runLane(): void {
+    if (this.#laneBusy) return;
+    this.#laneBusy = true;
+    for (;;) {
+      const step = this.#laneSteps.shift();
+      if (step === undefined) break;
+      const waiting = step.kind === "commit" ? step.committed : this.#perform(step);
+      if (waiting !== undefined) {
+        waiting.then(
+          () => {
+            this.#laneBusy = false;
+            this.#runLane();
+          },
+          (err: unknown) => {
+            this.#laneBusy = false;
+            this.#withhold(err);
+            this.#flush();
+          },
+        );
+        return; // the lane stays busy until the wait settles
+      }
+    }
+    this.#laneBusy = false;
+  }
+
+  // Performs an action that passes a flow control wait: a send, or an effect (its wait, if any).
+  #perform(action: Action): Promise<void> | undefined {
     if (action.kind === "send") this.#send(action.bytes);
-    else if (action.kind === "effect") void this.#effect(action.effect);
+    else if (action.kind === "effect") return this.#effect(action.effect);
+    return undefined;
   }
 
   #send(bytes: Uint8Array): void {
@@ -258,12 +301,15 @@ export class ClientHandler implements DeliverySink {
       then();
       return;
     }
+    this.#acksWaiting += 1;
     durability.flush().then(
       () => {
+        this.#acksWaiting -= 1;
         then();
         this.#flush();
       },
       (err: unknown) => {
+        this.#acksWaiting -= 1;
         this.#ctx.log.error({ err, clientId: this.clientId }, "store commit failed: no acknowledgement sent");
         this.#conn.disconnect(ReasonCode.UnspecifiedError, "storage unavailable");
         this.#flush();
@@ -277,6 +323,8 @@ export class ClientHandler implements DeliverySink {
     this.#ctx.log.error({ err, clientId: this.clientId }, "store commit failed: deliveries withheld");
     const rest = this.#pending.splice(this.#head).filter((step) => step.kind !== "send");
     for (const step of rest) this.#pending.push(step);
+    const lane = this.#laneSteps.splice(0).filter((step) => step.kind !== "send");
+    for (const step of lane) this.#laneSteps.push(step);
     this.#conn.disconnect(ReasonCode.UnspecifiedError, "storage unavailable");
   }
 
@@ -284,8 +332,15 @@ export class ClientHandler implements DeliverySink {
   #barrier(): void {
     const durability = this.#ctx.durability;
     if (durability === undefined) return;
-    for (const next of this.#conn.drain()) this.#pending.push(next);
-    this.#pending.push({ kind: "commit", committed: durability.flush() });
+    const barrier: CommitBarrier = { kind: "commit", committed: durability.flush() };
+    if (this.#lane.held) {
+      // What follows may pass the hold through the lane or wait behind it: both wait for the
+      // commit. Nothing is drained here: the lane may be performing, and order must hold.
+      this.#laneSteps.push(barrier);
+    } else {
+      for (const next of this.#conn.drain()) this.#pending.push(next);
+    }
+    this.#pending.push(barrier);
   }
 
   #resume(): void {
@@ -333,8 +388,10 @@ export class ClientHandler implements DeliverySink {
         if (id !== undefined && generation !== undefined) {
           router.inboundQos2(id.clientId, generation, effect.packetId, effect.kind === "inbound-qos2-received");
         }
-        // The PUBCOMP that follows a release is queued behind this effect: hold it for the commit.
-        return effect.kind === "inbound-qos2-released" ? this.#ctx.durability?.flush() : undefined;
+        // The PUBCOMP that follows a release is queued behind this effect: hold it for the commit
+        // (not so the PUBREC of a publish refused for storage: it promises nothing).
+        if (effect.kind === "inbound-qos2-received" || this.#refusedQos2.delete(effect.packetId)) return undefined;
+        return this.#ctx.durability?.flush();
       case "delivery-acked":
       case "delivery-rejected":
       case "delivery-completed":
@@ -530,6 +587,10 @@ export class ClientHandler implements DeliverySink {
       }
       return undefined;
     }
+    if (effect.packetId !== undefined && this.#ctx.durability?.admitting === false) {
+      this.#refuseForStorage(effect.packetId, effect.qos === 2);
+      return undefined;
+    }
     const expiry = effect.properties.messageExpiryInterval;
     const outcome = router.publish({
       topic: effect.topic,
@@ -568,6 +629,28 @@ export class ClientHandler implements DeliverySink {
         this.#transport.resumeReading();
       }
     });
+  }
+
+  // The store cannot take more: PUBACK/PUBREC 0x97, at once unless earlier acknowledgements wait.
+  #refuseForStorage(packetId: number, qos2: boolean): void {
+    this.#ctx.counters.publishesRefusedStorage += 1;
+    this.#ctx.log.debug({ clientId: this.clientId, packetId }, "publish refused: storage unavailable");
+    if (qos2) this.#refusedQos2.add(packetId);
+    const refuse = (): void => {
+      this.#conn.acknowledgePublish(packetId, ReasonCode.QuotaExceeded, "storage unavailable");
+    };
+    const durability = this.#ctx.durability;
+    if (this.#acksWaiting === 0 || durability === undefined) {
+      refuse();
+      return;
+    }
+    this.#acksWaiting += 1;
+    const settled = (): void => {
+      this.#acksWaiting -= 1;
+      refuse();
+      this.#flush();
+    };
+    durability.flush().then(settled, settled);
   }
 
   #subscribe(effect: SubscribeEffect): void {

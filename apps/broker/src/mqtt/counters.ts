@@ -23,6 +23,8 @@ export class BrokerCounters {
   bytesReceived = 0;
   bytesSent = 0;
   publishesDenied = 0;
+  /** QoS 1/2 publishes refused with 0x97 while the store could not take more. */
+  publishesRefusedStorage = 0;
   subscriptionsDenied = 0;
   protocolErrors = 0;
   /** Errors that escaped a connection's handler; each closed that connection only. */

@@ -122,6 +122,9 @@ export class Life {
     // Set once attached; the stream's callbacks run only after that.
     const broker: { events: TransportEvents | undefined } = { events: undefined };
     let open = true;
+    // Input the broker paused (flow control) waits here, its writer with it, as in a socket's buffer.
+    let paused = false;
+    const unread: { readonly chunk: Uint8Array; readonly callback: () => void }[] = [];
     const end = (): void => {
       if (!open) return;
       open = false;
@@ -139,6 +142,10 @@ export class Life {
         // pushed by the broker side
       },
       write: (chunk: Buffer, _encoding, callback) => {
+        if (paused && open && !this.dead) {
+          unread.push({ chunk: new Uint8Array(chunk), callback });
+          return;
+        }
         if (open && !this.dead) {
           world.activity += 1;
           broker.events?.data(new Uint8Array(chunk));
@@ -163,6 +170,19 @@ export class Life {
       remote: "memory",
       listener: "tcp",
       buffered: 0,
+      pauseReading: () => {
+        paused = true;
+      },
+      resumeReading: () => {
+        paused = false;
+        for (const { chunk, callback } of unread.splice(0)) {
+          if (open && !this.dead) {
+            world.activity += 1;
+            broker.events?.data(chunk);
+          }
+          callback();
+        }
+      },
       write: (bytes) => {
         if (!open || this.dead) return;
         world.activity += 1;

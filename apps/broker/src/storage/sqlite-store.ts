@@ -42,7 +42,27 @@ export interface SqliteStoreOptions extends OpenOptions {
    * long before the next one to gather a bigger batch. 0 (default): commit on the next turn.
    */
   readonly commitDelayMs?: number;
+  /**
+   * After a failed commit (disk full, I/O error) the next attempt waits `initial` ms, doubling with
+   * each further failure up to `max`, instead of running again every turn. Default 100 / 5000.
+   */
+  readonly retryBackoffMs?: { readonly initial: number; readonly max: number };
+  /**
+   * Most bytes of changes held uncommitted (an upper estimate: payloads and topics of new messages
+   * plus a fixed cost per change); past it {@link SqliteStore.admitting} is false. Default 64 MiB.
+   */
+  readonly maxPendingBytes?: number;
   readonly hooks?: StoreHooks;
+}
+
+/** Default of {@link SqliteStoreOptions.maxPendingBytes}. */
+export const DEFAULT_MAX_PENDING_BYTES = 64 * 1024 * 1024;
+
+// What one recorded change counts against the pending bound, besides a new message's bytes.
+const CHANGE_BYTES = 64;
+
+function messageBytes(message: Message): number {
+  return message.payload.byteLength + message.topic.length * 2;
 }
 
 /** Counters for metrics. */
@@ -79,6 +99,11 @@ export class SqliteStore implements RouterStore {
   #waiters: Waiter[] = [];
   #scheduled: { readonly cancel: () => void } | undefined;
   #lastCommitEnd = Number.NEGATIVE_INFINITY;
+  readonly #backoff: { readonly initial: number; readonly max: number };
+  readonly #maxPendingBytes: number;
+  /** performance.now() before which no commit is tried again (after a failure). */
+  #retryAt = 0;
+  #pendingBytes = 0;
   #closed = false;
 
   private constructor(options: SqliteStoreOptions) {
@@ -92,6 +117,8 @@ export class SqliteStore implements RouterStore {
     });
     this.#hooks = options.hooks ?? {};
     this.#commitDelayMs = options.commitDelayMs ?? 0;
+    this.#backoff = options.retryBackoffMs ?? { initial: 100, max: 5000 };
+    this.#maxPendingBytes = options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES;
     this.#snapshot = loaded.snapshot;
     this.#refs = new MessageRefs(loaded.nextMessageId);
     for (const [id, message] of loaded.messages) this.#refs.adopt(id, message);
@@ -121,6 +148,24 @@ export class SqliteStore implements RouterStore {
    */
   load(): RouterSnapshot {
     return this.#snapshot;
+  }
+
+  /** Estimated bytes of the changes recorded and not yet committed (see `maxPendingBytes`). */
+  get pendingBytes(): number {
+    return this.#pendingBytes;
+  }
+
+  /** False from a failed commit until the next one succeeds. */
+  get healthy(): boolean {
+    return this.stats.consecutiveFailures === 0;
+  }
+
+  /**
+   * False while commits fail or more than `maxPendingBytes` wait uncommitted: new work that needs a
+   * commit (a QoS 1/2 publish) should be refused until it is true again.
+   */
+  get admitting(): boolean {
+    return this.healthy && this.#pendingBytes <= this.#maxPendingBytes;
   }
 
   /** Row changes recorded and not yet committed. */
@@ -252,7 +297,10 @@ export class SqliteStore implements RouterStore {
 
   #acquire(message: Message): number {
     const { id, isNew } = this.#refs.acquire(message);
-    if (isNew) this.#pending.insertMessage(id, message);
+    if (isNew) {
+      this.#pending.insertMessage(id, message);
+      this.#pendingBytes += messageBytes(message);
+    }
     return id;
   }
 
@@ -264,14 +312,18 @@ export class SqliteStore implements RouterStore {
   // delivery's removal still has to reach the file).
   #recording(): void {
     if (this.#closed) throw new StoreError("closed", `${this.file} is closed; a change arrived after close()`);
+    this.#pendingBytes += CHANGE_BYTES;
     this.#schedule();
   }
 
   #schedule(): void {
     if (this.#scheduled !== undefined) return;
-    const busy = this.#commitDelayMs > 0 && performance.now() - this.#lastCommitEnd < this.#commitDelayMs;
-    if (busy) {
-      const timer = setTimeout(() => { this.#commit(); }, this.#commitDelayMs);
+    const now = performance.now();
+    // After a failure the retry waits out its backoff, however much is recorded meanwhile.
+    const busy = this.#commitDelayMs > 0 && now - this.#lastCommitEnd < this.#commitDelayMs;
+    const wait = this.#retryAt > now ? this.#retryAt - now : busy ? this.#commitDelayMs : 0;
+    if (wait > 0) {
+      const timer = setTimeout(() => { this.#commit(); }, wait);
       this.#scheduled = { cancel: () => { clearTimeout(timer); } };
     } else {
       const immediate = setImmediate(() => { this.#commit(); });
@@ -294,11 +346,16 @@ export class SqliteStore implements RouterStore {
         // changes are kept, still the difference to it, for the next commit to retry.
         this.stats.failures += 1;
         this.stats.consecutiveFailures += 1;
+        const backoff = Math.min(this.#backoff.max, this.#backoff.initial * 2 ** (this.stats.consecutiveFailures - 1));
+        this.#retryAt = performance.now() + backoff;
         const error = new StoreError("commit-failed", `commit of ${String(operations)} changes to ${this.file} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
         for (const waiter of waiters) waiter.reject(error);
+        this.#schedule(); // the kept changes are still owed a write
         return;
       }
       this.#pending.clear();
+      this.#pendingBytes = 0;
+      this.#retryAt = 0;
       this.stats.commits += 1;
       this.stats.consecutiveFailures = 0;
       this.#lastCommitEnd = performance.now();
