@@ -180,9 +180,13 @@ export class ClientHandler implements DeliverySink {
 
   // Queues actions in order; while held for flow control, deliveries to this client and its acks
   // of them go at once instead (held-lane.ts).
-  #take(actions: readonly Action[]): void {
+  #take(actions: readonly Step[]): void {
     for (const action of actions) {
-      if (this.#lane.passes(action)) {
+      if (action.kind === "commit") {
+        // A barrier taken again when a hold starts holds back the lane as well.
+        if (this.#lane.held) this.#laneSteps.push(action);
+        this.#pending.push(action);
+      } else if (this.#lane.passes(action)) {
         this.#laneSteps.push(action);
         this.#runLane();
       } else this.#pending.push(action);
