@@ -27,6 +27,13 @@ export default defineConfig({
     projects,
     include: ["src/**/*.test.ts"],
     testTimeout: 20_000,
+    // @moq/qmux 0.0.6 (inside the @moq/lite test clients) enqueues a STREAM frame that arrives after
+    // its own session closed into the closed stream and rejects unhandled: a bug of the test peer,
+    // not of the relay, hit at random when a test closes a client while the relay is still sending.
+    onUnhandledError(error) {
+      const knownQmuxBug = "code" in error && error["code"] === "ERR_INVALID_STATE" && (error.stack ?? "").includes("@moq/qmux/");
+      return !knownQmuxBug;
+    },
     hookTimeout: 20_000,
     reporters: process.env["HANDOFF_TEST_REPORT"]
       ? ["default", ["json", { outputFile: process.env["HANDOFF_TEST_REPORT"] }]]
