@@ -10,18 +10,10 @@
  * @module
  */
 import type { Action } from "@handoff/mqtt-router";
+import { PacketType } from "@handoff/mqtt-router/codec";
 
 /** Bytes read from a held client before its socket is paused (what a conforming client sends stays below it). */
 export const HELD_INPUT_BYTES = 64 * 1024;
-
-// MQTT fixed-header packet types (first byte >> 4).
-const PUBLISH = 3;
-const PUBACK = 4;
-const PUBREC = 5;
-const PUBREL = 6;
-const PUBCOMP = 7;
-const UNSUBACK = 11;
-const PINGRESP = 13;
 
 function packetType(bytes: Uint8Array): number {
   return (bytes[0] ?? 0) >> 4;
@@ -67,8 +59,9 @@ export class HeldLane {
       return false;
     }
     const type = packetType(action.bytes);
-    if (this.#passing && (type === PUBLISH || type === PUBREL || type === PINGRESP)) return true;
-    if (type !== PUBACK && type !== PUBREC && type !== PUBCOMP && type !== UNSUBACK) this.#passing = false;
+    if (this.#passing && (type === PacketType.PUBLISH || type === PacketType.PUBREL || type === PacketType.PINGRESP)) return true;
+    const ack = type === PacketType.PUBACK || type === PacketType.PUBREC || type === PacketType.PUBCOMP || type === PacketType.UNSUBACK;
+    if (!ack) this.#passing = false;
     return false;
   }
 
