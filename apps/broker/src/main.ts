@@ -21,6 +21,13 @@ function parse() {
 }
 
 async function main(): Promise<void> {
+  const [command, ...rest] = args();
+  if (command === "passwd") {
+    // Loaded on demand, so the server's modules are not loaded for a one-line hash.
+    const { runPasswd } = await import("./auth/passwd-command.js");
+    process.exitCode = await runPasswd(rest, process);
+    return;
+  }
   const parsed = parse();
   if (parsed.kind === "help") {
     process.stdout.write(`${parsed.text}\n`);

@@ -22,7 +22,11 @@ async function main(): Promise<void> {
     return;
   }
   const { config } = parsed;
-  const log = pino({ name: "relay", level: config.logLevel });
+  const log = pino({
+    name: "relay",
+    level: config.logLevel,
+    ...(config.logPretty ? { transport: { target: "pino-pretty" } } : {}),
+  });
   const read = (path: string | undefined): Buffer | undefined => {
     if (path === undefined) return undefined;
     try {
@@ -86,6 +90,11 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  // Without a handler SIGHUP would kill the relay; the broker reloads on it, and one launcher
+  // passes it to both. The relay's settings are read once, so it has nothing to reload.
+  process.on("SIGHUP", () => {
+    log.info("SIGHUP: the relay has nothing to reload (settings change with a restart)");
+  });
   // Started by a supervisor with an IPC channel (the root `pnpm start`): stop when it goes away.
   process.on("disconnect", () => {
     stop("SIGTERM");

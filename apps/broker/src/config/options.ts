@@ -46,7 +46,7 @@ export const OVERRIDES: readonly OverrideOption[] = [
   { flag: "log-level", env: `${ENV_PREFIX}LOG_LEVEL`, path: ["logLevel"], kind: "log-level", arg: "<level>", help: `${LOG_LEVELS.join("|")} (default ${DEFAULTS.logLevel})` },
   { flag: "log-pretty", env: `${ENV_PREFIX}LOG_PRETTY`, path: ["logPretty"], kind: "boolean", arg: "", help: "human-readable logs instead of JSON lines (for development)" },
   { flag: "allow-anonymous", env: `${ENV_PREFIX}ALLOW_ANONYMOUS`, path: ["auth", "allowAnonymous"], kind: "boolean", arg: "<bool>", help: "accept clients without a user name (default: true without a password file, false with one)" },
-  { flag: "password-file", env: `${ENV_PREFIX}PASSWORD_FILE`, path: ["auth", "passwordFile"], kind: "string", arg: "<file>", help: "user:scrypt-hash lines (see src/auth/hash-password.ts)" },
+  { flag: "password-file", env: `${ENV_PREFIX}PASSWORD_FILE`, path: ["auth", "passwordFile"], kind: "string", arg: "<file>", help: "user:hash lines, written by `handoff-broker passwd <user>`" },
   { flag: "acl-file", env: `${ENV_PREFIX}ACL_FILE`, path: ["auth", "aclFile"], kind: "string", arg: "<file>", help: "topic access rules; without one every client may use every topic" },
 ];
 

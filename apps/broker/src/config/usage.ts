@@ -12,6 +12,7 @@ function row(left: string, right: string): string {
 export function usage(): string {
   const lines = [
     "Usage: handoff-broker [options]",
+    "       handoff-broker passwd [--scram] <username>   print a password file line (password on stdin)",
     "",
     "Settings come from, lowest to highest precedence: built-in defaults, the config file (YAML),",
     "environment variables, then flags. The config file holds every setting; flags and",

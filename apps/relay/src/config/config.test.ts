@@ -33,6 +33,16 @@ describe("parseConfig", () => {
     expect(parsed.kind === "run" && [parsed.config.host, parsed.config.port]).toEqual(["::1", 7000]);
   });
 
+  it("reads --log-pretty from the flag, the environment or the file, and refuses a bad env value", () => {
+    const pretty = (argv: string[], env: NodeJS.ProcessEnv, file = ""): boolean | undefined => {
+      const parsed = parseConfig(argv, env, () => file);
+      return parsed.kind === "run" ? parsed.config.logPretty : undefined;
+    };
+    expect([pretty([], {}), pretty(["--log-pretty"], {}), pretty([], { HANDOFF_RELAY_LOG_PRETTY: "1" })]).toEqual([false, true, true]);
+    expect(pretty(["--config", "r.yaml"], {}, "logPretty: true\n")).toBe(true);
+    expect(() => parseConfig([], { HANDOFF_RELAY_LOG_PRETTY: "yes" })).toThrow(/HANDOFF_RELAY_LOG_PRETTY: expected 1, 0, true or false/);
+  });
+
   it("reads tcp and metrics ports from flags", () => {
     const parsed = parseConfig(["--tcp-port", "4444", "--metrics-port", "0"], {});
     expect(parsed.kind === "run" && [parsed.config.tcpPort, parsed.config.metricsPort]).toEqual([4444, 0]);

@@ -16,6 +16,7 @@ export const fileSchema = z
     tcpPort: port,
     metricsPort: port,
     logLevel: z.enum(LOG_LEVELS),
+    logPretty: z.boolean(),
     hopId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
     tcpAccess: z.enum(["trusted", "public"]),
     trackLingerMs: z.number().int().min(0),
@@ -78,6 +79,8 @@ export interface RelayConfig {
   readonly tcpPort: number | undefined;
   readonly metricsPort: number | undefined;
   readonly logLevel: (typeof LOG_LEVELS)[number];
+  /** Human-readable logs (pino-pretty) instead of JSON lines. */
+  readonly logPretty: boolean;
   readonly hopId: number | undefined;
   readonly tcpAccess: "trusted" | "public";
   /** How long a track nobody reads keeps its upstream copy (ms). */
@@ -137,6 +140,7 @@ export const defaults: RelayConfig = {
   tcpPort: undefined,
   metricsPort: undefined,
   logLevel: "info",
+  logPretty: false,
   hopId: undefined,
   tcpAccess: "public",
   trackLingerMs: 5000,
@@ -166,6 +170,7 @@ TCP on --tcp-port, Prometheus /metrics on --metrics-port.
   --tcp-port <n>         qmux over raw TCP for relay links (off by default, env HANDOFF_RELAY_TCP_PORT)
   --metrics-port <n>     Prometheus /metrics (off by default, env HANDOFF_RELAY_METRICS_PORT)
   --log-level <level>    ${LOG_LEVELS.join("|")} (default ${defaults.logLevel}, env HANDOFF_LOG_LEVEL)
+  --log-pretty           human-readable logs instead of JSON lines (env HANDOFF_RELAY_LOG_PRETTY=1)
   --tls-cert <file>      serve HTTPS/WSS on --port and qmux over TLS on --tcp-port (env HANDOFF_RELAY_TLS_CERT)
   --tls-key <file>       the certificate's key (env HANDOFF_RELAY_TLS_KEY)
   --peer <url>           link to a peer relay, repeatable: tcp:// or tls://host:port?cost=N, ws(s)://host:port/path
@@ -188,6 +193,13 @@ export type ParsedArgs = { readonly kind: "run"; readonly config: RelayConfig } 
 function portOf(value: string, source: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new ConfigError(`${source}: not a port number: ${value}`);
   return Number(value);
+}
+
+function flagOf(value: string | undefined, source: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === "1" || value === "true") return true;
+  if (value === "0" || value === "false") return false;
+  throw new ConfigError(`${source}: expected 1, 0, true or false: ${value}`);
 }
 
 function levelOf(value: string, source: string): RelayConfig["logLevel"] {
@@ -229,6 +241,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
         "tcp-port": { type: "string" },
         "metrics-port": { type: "string" },
         "log-level": { type: "string" },
+        "log-pretty": { type: "boolean" },
         peer: { type: "string", multiple: true },
         "tls-cert": { type: "string" },
         "tls-key": { type: "string" },
@@ -297,6 +310,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
       tcpPort: tcpPort ?? file.tcpPort ?? defaults.tcpPort,
       metricsPort: metricsPort ?? file.metricsPort ?? defaults.metricsPort,
       logLevel: level ?? file.logLevel ?? defaults.logLevel,
+      logPretty: values["log-pretty"] ?? flagOf(env["HANDOFF_RELAY_LOG_PRETTY"], "HANDOFF_RELAY_LOG_PRETTY") ?? file.logPretty ?? defaults.logPretty,
       hopId: file.hopId ?? defaults.hopId,
       tcpAccess: file.tcpAccess ?? defaults.tcpAccess,
       trackLingerMs: file.trackLingerMs ?? defaults.trackLingerMs,
