@@ -1,5 +1,5 @@
 import { readdirSync } from "node:fs";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
 // One inline project per package and app, so `vitest run` is one process and
 // `vitest run --project seqlog` runs one. Paths are built from this file's URL
@@ -9,8 +9,8 @@ const projects = groups.flatMap((group) => {
   const dir = new URL(`./${group}/`, import.meta.url);
   return readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
-    .map((entry) => ({
-      extends: true as const,
+    .map((entry): TestProjectInlineConfiguration => ({
+      extends: true,
       test: { name: entry.name, root: new URL(`./${entry.name}/`, dir).pathname },
     }));
 });
