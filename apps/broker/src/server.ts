@@ -99,6 +99,7 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
       maximumTopicLevels: limits.maxTopicLevels,
       maximumFiltersPerSubscribe: limits.maxFiltersPerSubscribe,
       connectTimeoutMs: limits.connectTimeout * 1000,
+      maxPendingBytes: limits.maxBytesBeforeConnack,
     },
     router: {
       queueLimits: { maxCount: limits.maxQueuedMessages, maxBytes: limits.maxQueuedBytes },

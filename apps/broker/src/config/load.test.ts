@@ -66,6 +66,11 @@ describe("loadConfig defaults", () => {
     expect(load([]).limits.connectTimeout).toBe(10);
   });
 
+  it("lets a client send 1 MiB of packets before its CONNACK by default, and a config file change that", () => {
+    expect(load([]).limits.maxBytesBeforeConnack).toBe(1_048_576);
+    expect(load(["--config", "b.yaml"], {}, { "b.yaml": "limits: { maxBytesBeforeConnack: 4096 }\n" }).limits.maxBytesBeforeConnack).toBe(4096);
+  });
+
   it("records that no config file was read", () => {
     expect(load([]).configFile).toBeUndefined();
   });

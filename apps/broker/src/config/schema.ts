@@ -49,6 +49,7 @@ export const DEFAULTS = {
   maxClientBuffer: 16_777_216,
   stallSeconds: 5,
   connectTimeout: 10,
+  maxBytesBeforeConnack: 1_048_576,
   overflow: "drop-oldest",
 } as const;
 
@@ -141,6 +142,7 @@ export const configSchema = z.strictObject({
       maxClientBuffer: int(65_536, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxClientBuffer),
       stallSeconds: z.number().positive().max(3600).default(DEFAULTS.stallSeconds),
       connectTimeout: int(1, 3600).default(DEFAULTS.connectTimeout),
+      maxBytesBeforeConnack: int(0, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxBytesBeforeConnack),
     })
     .prefault({}),
   auth: z

@@ -77,6 +77,8 @@ export interface LimitsConfig {
   readonly stallSeconds: number;
   /** Seconds a connection has to complete CONNECT (enhanced authentication included); then it is closed. */
   readonly connectTimeout: number;
+  /** Bytes of packets a client may send after CONNECT before its CONNACK; more: CONNACK 0x97 (3.1.1: 3), close. */
+  readonly maxBytesBeforeConnack: number;
 }
 
 /** Authentication and authorization files. */

@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { allowAll, type AccessControl } from "./access.js";
 import { ClientHandler, type Durability, type HandlerContext } from "./client-handler.js";
 import { BrokerCounters } from "./counters.js";
+import { SLICE_BYTES } from "../listeners/paced-reader.js";
 import { FlowControl } from "./flow-control.js";
 import type { Transport, TransportEvents } from "./transport.js";
 import { PublishTemplates } from "./publish-templates.js";
@@ -84,7 +85,16 @@ export class Broker {
       counters: this.counters,
       // Inbound topic aliases on by default (mosquitto's default maximum is 10 too).
       // A socket that never completes CONNECT is closed after 10 s, as mosquitto does.
-      protocol: { topicAliasMaximum: 10, connectTimeoutMs: 10_000, ...options.protocol, clock, generateClientId: () => `handoff-${randomUUID()}` },
+      // Input is processed at most one listener slice per call, like the listeners hand it in: a
+      // burst held before CONNACK is then answered over several turns, not in one.
+      protocol: {
+        topicAliasMaximum: 10,
+        connectTimeoutMs: 10_000,
+        inputBudgetBytes: SLICE_BYTES,
+        ...options.protocol,
+        clock,
+        generateClientId: () => `handoff-${randomUUID()}`,
+      },
       owners: new Map(),
       qos0HighWaterBytes: options.qos0HighWaterBytes ?? 64 * 1024,
       outboundInflight: options.outboundInflight ?? 100,
@@ -93,6 +103,11 @@ export class Broker {
       templates: new PublishTemplates(),
       flow: new FlowControl((clientId) => this.router.backlogged(clientId), options.stallMs ?? 5000),
       maxClientBuffer: options.maxClientBuffer ?? 16 * 1024 * 1024,
+      defer: (handler, work) => {
+        setImmediate(() => {
+          if (this.#handlers.has(handler)) this.#guard(handler, work);
+        });
+      },
     };
     this.#timer = setInterval(() => {
       this.tick();

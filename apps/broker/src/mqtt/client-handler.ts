@@ -59,6 +59,8 @@ export interface HandlerContext {
   readonly flow: FlowControl;
   /** Unsent bytes a client may hold before it is dropped as not reading. */
   readonly maxClientBuffer: number;
+  /** Runs `work` for `handler` on a later turn of the event loop, under the broker's error guard. */
+  readonly defer: (handler: ClientHandler, work: () => void) => void;
 }
 
 /** Waits for the store to commit every change recorded so far. */
@@ -117,6 +119,9 @@ export class ClientHandler implements DeliverySink {
   readonly #laneSteps: Step[] = [];
   #laneBusy = false;
   #readingPaused = false;
+  #resumeInputScheduled = false;
+  /** The CONNECT's verdict (authentication, session claim) is being awaited. */
+  #awaitingVerdict = false;
   /** Acknowledgements waiting for a commit: a refusal must not overtake them [MQTT-4.6.0-2]. */
   #acksWaiting = 0;
   /** Inbound QoS 2 ids refused for storage: their release needs no commit before the PUBREC. */
@@ -175,7 +180,19 @@ export class ClientHandler implements DeliverySink {
 
   #flush(): void {
     this.#take(this.#conn.drain());
+    if (this.#awaitingVerdict && this.#generation === undefined && this.#conn.phase === "closed") this.#endBeforeVerdict();
     this.#run();
+  }
+
+  // The connection ended while its CONNECT's verdict is awaited, before any session was claimed
+  // (too much sent before CONNACK, the connect deadline, the socket gone): its answer and close go
+  // out now, not after a password check that may take long. Nothing else is queued then.
+  #endBeforeVerdict(): void {
+    for (const step of this.#pending.splice(this.#head)) {
+      if (step.kind === "send") this.#send(step.bytes);
+      else if (step.kind === "close") this.#transport.close();
+      else if (step.kind === "effect" && step.effect.kind === "closed") void this.#effect(step.effect);
+    }
   }
 
   // Queues actions in order; while held for flow control, deliveries to this client and its acks
@@ -241,8 +258,21 @@ export class ClientHandler implements DeliverySink {
     transport.write(bytes);
   }
 
+  // Input the connection holds back for its budget (a burst sent before CONNACK) is taken one
+  // budget per event-loop turn, so every other connection is served in between.
+  #resumeInputLater(): void {
+    if (this.#resumeInputScheduled || !this.#conn.backlogged) return;
+    this.#resumeInputScheduled = true;
+    this.#ctx.defer(this, () => {
+      this.#resumeInputScheduled = false;
+      this.#conn.resume();
+      this.#flush();
+    });
+  }
+
   // Performs pending actions in order; stops at an effect that has to wait, and resumes after it.
   #run(): void {
+    this.#resumeInputLater();
     if (this.#busy) return;
     this.#busy = true;
     for (;;) {
@@ -359,7 +389,10 @@ export class ClientHandler implements DeliverySink {
     const generation = this.#generation;
     switch (effect.kind) {
       case "connect-request":
-        return this.#connect(effect);
+        this.#awaitingVerdict = true;
+        return this.#connect(effect).finally(() => {
+          this.#awaitingVerdict = false;
+        });
       case "auth": {
         const pending = this.#enhanced;
         if (effect.phase === "connect" && pending !== undefined) {

@@ -83,6 +83,11 @@ export class PacketDecoder {
     return this.#header.length + (this.#pending?.length ?? 0);
   }
 
+  /** Decoded packets (and a final error) waiting to be pulled with {@link PacketDecoder.next}. */
+  get queuedPackets(): number {
+    return this.#queue.length - this.#head;
+  }
+
   /** The error that stopped the decoder, if any. */
   get error(): MqttDecodeError | undefined {
     return this.#failure?.error;

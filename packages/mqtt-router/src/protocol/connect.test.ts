@@ -277,6 +277,54 @@ describe("CONNECT", () => {
     expect(kinds).toHaveLength(100_001);
   });
 
+  it("v4: too much sent before CONNACK gets return code 3 (Server unavailable), then the close", () => {
+    const client = new TestClient(4, { maxPendingBytes: 10 });
+    client.connect();
+    const actions = client.sendBytes(new Uint8Array(64).map((_, i) => (i % 2 === 0 ? 0xc0 : 0)));
+    expect(sentPackets(actions, 4)).toMatchObject([{ type: "connack", reasonCode: 3 }]);
+    expect(effectsOf(actions)).toMatchObject([{ kind: "closed", cause: "protocol-error", reasonCode: 0x97 }]);
+    expect(closeOf(actions)).toBe(0x97);
+  });
+
+  it("with an input budget, packets held before CONNACK are answered a budget per resume, in order, behind none of the later input", () => {
+    const client = new TestClient(5, { inputBudgetBytes: 200 });
+    const ping = bytesOf({ type: "pingreq" }, 5);
+    client.sendBytes(concat(bytesOf(connectPacket(5), 5), ...Array.from({ length: 100_000 }, () => ping)));
+    expect(client.conn.backlogged).toBe(false); // held for the verdict, not for the budget
+    client.conn.accept({ sessionPresent: false });
+    const first = kindsOf(client.drain());
+    expect(first).toEqual(["send:connack", ...Array.from({ length: 100 }, () => "send:pingresp")]);
+    expect(client.conn.backlogged).toBe(true);
+    // Input arriving meanwhile waits behind the held packets.
+    const later = client.send({ type: "subscribe", packetId: 7, subscriptions: [{ topicFilter: "t", qos: 0, noLocal: false, retainAsPublished: false, retainHandling: 0 }], properties: {} });
+    expect(kindsOf(later)).toEqual(Array.from({ length: 100 }, () => "send:pingresp"));
+    const rest: string[] = [];
+    let resumes = 0;
+    while (client.conn.backlogged) {
+      client.conn.resume();
+      const kinds = kindsOf(client.drain());
+      expect(kinds.length).toBeLessThanOrEqual(100);
+      rest.push(...kinds);
+      resumes += 1;
+    }
+    expect(resumes).toBe(999);
+    expect(rest.slice(0, -1).every((k) => k === "send:pingresp")).toBe(true);
+    expect(rest).toHaveLength(99_801);
+    expect(rest.at(-1)).toBe("effect:subscribe");
+  });
+
+  it("with an input budget, a packet larger than the budget still goes through, one per call", () => {
+    const client = new TestClient(5, { inputBudgetBytes: 10 });
+    client.connectAccepted();
+    const publish = (n: number): Uint8Array => bytesOf({ type: "publish", topic: "t", qos: 0, retain: false, dup: false, payload: new Uint8Array(n), properties: {} }, 5);
+    const first = client.sendBytes(concat(publish(100), publish(1)));
+    expect(effectsOf(first).map((e) => e.kind)).toEqual(["publish"]);
+    expect(client.conn.backlogged).toBe(true);
+    client.conn.resume();
+    expect(effectsOf(client.drain()).map((e) => e.kind)).toEqual(["publish"]);
+    expect(client.conn.backlogged).toBe(false);
+  });
+
   it("accept with limits CONNACK cannot carry leaves the CONNECT pending", () => {
     const client = new TestClient(5);
     client.connect();

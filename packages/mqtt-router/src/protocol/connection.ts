@@ -45,6 +45,12 @@ interface Connected {
 
 type State = { readonly phase: "awaiting-connect" } | Connecting | Connected | { readonly phase: "closed" };
 
+/** A packet that arrived before CONNACK, with its size on the wire (for the input budget). */
+interface HeldPacket {
+  readonly item: DecodeResult;
+  readonly bytes: number;
+}
+
 /**
  * The per-connection MQTT 3.1.1 / 5.0 protocol state machine, sans I/O. Feed it the bytes the
  * client sends (`receiveBytes`), the app's answers (`accept`, `acknowledgePublish`,
@@ -61,7 +67,7 @@ export class MqttConnection {
   readonly #outbox: Outbox;
   readonly #decoder: PacketDecoder;
   /** Packets decoded while CONNECT awaits its verdict, processed after `accept` (from `#heldHead` on). */
-  #held: DecodeResult[] = [];
+  #held: HeldPacket[] = [];
   #heldHead = 0;
   #heldBytes = 0;
   readonly #keepalive: Keepalive;
@@ -127,11 +133,28 @@ export class MqttConnection {
    * Bytes from the client. Packets are split and decoded here; bad bytes end the connection with
    * the decoder's reason code. While CONNECT awaits the app's verdict, only AUTH and DISCONNECT
    * are processed; the rest are held (up to `maxPendingBytes` of packets, counting those that
-   * arrived in the same chunk as the CONNECT) until `accept`.
+   * arrived in the same chunk as the CONNECT) until `accept`. With `inputBudgetBytes` set, at
+   * most that many bytes of packets are processed per call; see {@link MqttConnection.backlogged}.
    */
   receiveBytes(chunk: Uint8Array): void {
     if (this.#state.phase === "closed") return;
     this.#decoder.push(chunk);
+    this.#pump();
+  }
+
+  /**
+   * True when received packets wait only for {@link MqttConnection.resume}: more than one call's
+   * `inputBudgetBytes` came in (typically packets held before CONNACK). The app should call
+   * `resume` on a later turn of its event loop, once per turn, until this is false.
+   */
+  get backlogged(): boolean {
+    if (this.#state.phase !== "connected") return false;
+    return this.#heldHead < this.#held.length || this.#decoder.queuedPackets > 0;
+  }
+
+  /** Processes up to `inputBudgetBytes` more of the backlog (see {@link MqttConnection.backlogged}). */
+  resume(): void {
+    if (this.#state.phase === "closed") return;
     this.#pump();
   }
 
@@ -277,20 +300,29 @@ export class MqttConnection {
     this.#finish("connection-lost", ReasonCode.UnspecifiedError, "connection lost", true);
   }
 
+  // Processes packets in order: those held before CONNACK first, then the decoder's, until the
+  // input budget is spent (at least one packet per call, so a large packet still goes through).
   #pump(): void {
+    let spent = 0;
     for (;;) {
       const phase = this.#state.phase;
       if (phase === "closed") return;
+      if (phase === "connected" && spent >= this.#o.inputBudgetBytes) return;
       let item: DecodeResult | undefined;
-      if (phase === "connected" && this.#heldHead < this.#held.length) {
+      let bytes: number;
+      const held = phase === "connected" ? this.#held[this.#heldHead] : undefined;
+      if (held !== undefined) {
         // An index, not shift(): shifting a long array once per packet is quadratic.
-        item = this.#held[this.#heldHead++];
+        this.#heldHead += 1;
         if (this.#heldHead === this.#held.length) {
           this.#held = [];
           this.#heldHead = 0;
         }
+        item = held.item;
+        bytes = held.bytes;
       } else {
         item = this.#decoder.next();
+        bytes = this.#decoder.lastPacketBytes;
         if (item?.ok === true) this.#keepalive.received(this.#o.clock.now());
       }
       if (item === undefined) return;
@@ -302,14 +334,25 @@ export class MqttConnection {
       // [MQTT-3.1.4-6], [MQTT-3.1.2-30]; the rest waits for the verdict.
       const early = item.packet.type === "auth" || item.packet.type === "disconnect";
       if (phase === "connecting" && !early) {
-        this.#heldBytes += this.#decoder.lastPacketBytes;
+        this.#heldBytes += bytes;
         if (this.#heldBytes > this.#o.maxPendingBytes) {
-          this.#violate(ReasonCode.QuotaExceeded, "too much data before CONNACK");
+          this.#refusePending(this.#state);
           return;
         }
-        this.#held.push(item);
-      } else this.#handle(item.packet);
+        this.#held.push({ item, bytes });
+        continue;
+      }
+      spent += bytes;
+      this.#handle(item.packet);
     }
+  }
+
+  // Too much sent before CONNACK: CONNACK 0x97 Quota exceeded (3.1.1: 3 Server unavailable), close.
+  #refusePending(s: State): void {
+    if (s.phase !== "connecting") return;
+    const detail = `more than ${String(this.#o.maxPendingBytes)} bytes of packets sent before CONNACK`;
+    this.#outbox.send(refuseConnack(s.request.protocolVersion, ReasonCode.QuotaExceeded, detail));
+    this.#finish("protocol-error", ReasonCode.QuotaExceeded, detail, false);
   }
 
   #decodeError(error: MqttDecodeError): void {

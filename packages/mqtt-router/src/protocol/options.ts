@@ -65,6 +65,13 @@ export interface ProtocolOptions extends Partial<ServerLimits> {
    * chunk as the CONNECT included (default 1 MiB); beyond that, CONNACK 0x97 and close.
    */
   readonly maxPendingBytes?: number;
+  /**
+   * Bytes of packets one call to `receiveBytes`, `accept` or `resume` processes, at least one
+   * packet (default: no bound). What is left, packets held before CONNACK included, waits until
+   * `resume`: while `backlogged` is true the app calls it on a later turn of its event loop, so a
+   * client that sent a hundred thousand small packets before CONNACK cannot stall it in one go.
+   */
+  readonly inputBudgetBytes?: number;
 }
 
 /** {@link ProtocolOptions} with every default filled in. */
@@ -79,6 +86,7 @@ export interface ResolvedOptions extends ServerLimits {
   readonly outboundTopicAliases: boolean;
   readonly connectTimeoutMs: number | undefined;
   readonly maxPendingBytes: number;
+  readonly inputBudgetBytes: number;
 }
 
 /** Default {@link ServerLimits.maximumTopicLevels}. */
@@ -86,6 +94,9 @@ export const DEFAULT_MAX_TOPIC_LEVELS = 128;
 
 /** Default {@link ServerLimits.maximumFiltersPerSubscribe}. */
 export const DEFAULT_MAX_FILTERS_PER_SUBSCRIBE = 256;
+
+/** Default {@link ProtocolOptions.maxPendingBytes}: 1 MiB. */
+export const DEFAULT_MAX_PENDING_BYTES = 1 << 20;
 
 /** Largest Session Expiry Interval: 0xFFFFFFFF means the session never expires. */
 export const SESSION_NEVER_EXPIRES = 0xffff_ffff;
@@ -114,7 +125,8 @@ export function resolveOptions(options: ProtocolOptions): ResolvedOptions {
     reasonStrings: options.reasonStrings ?? true,
     outboundTopicAliases: options.outboundTopicAliases ?? true,
     connectTimeoutMs: options.connectTimeoutMs,
-    maxPendingBytes: options.maxPendingBytes ?? 1 << 20,
+    maxPendingBytes: options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES,
+    inputBudgetBytes: options.inputBudgetBytes ?? Number.POSITIVE_INFINITY,
   };
 }
 
