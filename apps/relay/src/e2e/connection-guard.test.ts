@@ -1,9 +1,10 @@
 // The process-level guard: an error escaping one connection's handler is logged and counted, and
 // closes that connection only.
+import * as Moq from "@moq/lite";
 import { describe, expect, it, vi } from "vitest";
 import { LiteSession } from "../session/session.js";
 import { bystanderRoundTrip } from "./bystander.js";
-import { e2eSetup, testRelay, until, within } from "./harness.js";
+import { connect, e2eSetup, livePublisher, payload, testRelay, until, within } from "./harness.js";
 import { rawClient, rawSetup } from "./raw-client.js";
 
 const cleanup = e2eSetup();
@@ -33,6 +34,44 @@ describe("connection guard", () => {
     expect(await r.metrics.render()).toContain('relay_handler_errors_total{where="receive"} 1');
     expect(r.sessions.size).toBe(1);
     expect(other.ws.readyState).toBe(other.ws.OPEN);
+    expect(await bystanderRoundTrip(r.ports.http)).toBe(true);
+  });
+
+  it("fails only the subscriber whose fan-out threw: its publisher and the other subscribers keep running", async () => {
+    const r = await testRelay(cleanup);
+    const broadcast = await livePublisher(cleanup, r);
+    const publisher = [...r.sessions][0];
+    const victimClient = await connect(r.ports.http, "anon");
+    const victim = [...r.sessions].at(-1);
+    const otherClient = await connect(r.ports.http, "anon");
+    cleanup.push(() => {
+      victimClient.close();
+      otherClient.close();
+    });
+    if (publisher === undefined || victim === undefined) throw new Error("no sessions");
+    victimClient.consume(Moq.Path.from("live")).subscribe("video", 0);
+    const track = otherClient.consume(Moq.Path.from("live")).subscribe("video", 0);
+    const req = await within(broadcast.requested(), 3000, "track requested");
+    if (!req) throw new Error("no request");
+    await until(() => [...r.sessions].filter((s) => s.subscriptions === 1).length === 2, 3000, "both subscribed");
+    const startGroup = Object.getOwnPropertyDescriptor(LiteSession.prototype, "startGroup")?.value as LiteSession["startGroup"];
+    const spy = vi.spyOn(LiteSession.prototype, "startGroup").mockImplementation(function (this: LiteSession, ...args) {
+      if (this === victim) throw new Error("a bug reached while fanning out to this subscriber");
+      startGroup.apply(this, args);
+    });
+    cleanup.push(() => {
+      spy.mockRestore();
+    });
+    for (let g = 0; g < 2; g++) {
+      const group = req.track.appendGroup();
+      group.writeFrame(payload(g, 0));
+      group.close();
+      const got = await within(track.nextGroupOrdered(), 3000, `group ${String(g)}`);
+      expect(await within(got?.readFrame() ?? Promise.resolve(undefined), 3000, "frame")).toEqual(payload(g, 0));
+    }
+    await until(() => victim.closed, 3000, "the failing subscriber closed");
+    expect(publisher.closed).toBe(false);
+    expect(await r.metrics.render()).toContain('relay_handler_errors_total{where="fan-out"} 1');
     expect(await bystanderRoundTrip(r.ports.http)).toBe(true);
   });
 });

@@ -118,6 +118,13 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
     defer: (flush) => {
       setImmediate(flush);
     },
+    // Work this session did inside another connection's event failed: reported now, closed once
+    // that event is over, so the other connection (a publisher fanning out) is not disturbed.
+    fault: (where, error) => {
+      contain(ctx, where, error, () => {
+        setImmediate(guard("abort", abort));
+      });
+    },
     sink: {
       send: (bytes) => {
         if (!ended) carrier.send(bytes);

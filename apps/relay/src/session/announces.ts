@@ -109,15 +109,18 @@ export class Announces {
       ctx.io.write(id, bytes, false);
       return true;
     };
+    // Runs inside whichever connection changed the route: contained to this session.
     const watch = ctx.origin.watch(prefix, ctx.self, (e) => {
-      if (ctx.closed || !live) return;
-      // Only lite-06 can tell a subscriber that a route changed (ANNOUNCE_UPDATE).
-      if (e.update === true && !(ids && sent.has(e.path))) return;
-      if (e.update !== true && (e.active ? !visible(e) || sent.has(e.path) : !sent.has(e.path))) return;
-      const wire = toWire(e);
-      record(e);
-      send([wire]);
-      ctx.drain();
+      ctx.contain("announce", () => {
+        if (ctx.closed || !live) return;
+        // Only lite-06 can tell a subscriber that a route changed (ANNOUNCE_UPDATE).
+        if (e.update === true && !(ids && sent.has(e.path))) return;
+        if (e.update !== true && (e.active ? !visible(e) || sent.has(e.path) : !sent.has(e.path))) return;
+        const wire = toWire(e);
+        record(e);
+        send([wire]);
+        ctx.drain();
+      });
     });
     const initial = watch.initial.filter(visible);
     const initialWire = initial.map((e) => {

@@ -34,6 +34,11 @@ export interface SessionContext {
   drain(): void;
   /** Closes the whole session. */
   close(code: number, reason: string): void;
+  /**
+   * Runs `fn`, work of this session done from another connection's event or a timer (an
+   * announce watch, a fetch wake-up), so that an error escaping it fails this session only.
+   */
+  contain(where: string, fn: () => void): void;
 }
 
 /**

@@ -137,10 +137,16 @@ export function serveFetch(
   }
   const fetch = new FetchServe(ctx.io, id, version, group);
   ctx.handlers.set(id, { kind: "fetch-serve", reader, fetch });
+  // The track wakes the fetch from the publisher's event: contained to this session.
   fetch.onDone(watch(path, msg.track, () => {
-    if (ctx.closed) fetch.abandon(undefined);
-    else if (fetch.pump() === "done") fetchDone(ctx, id, fetch);
-    ctx.drain();
+    if (ctx.closed) {
+      fetch.abandon(undefined);
+      return;
+    }
+    ctx.contain("fetch", () => {
+      if (fetch.pump() === "done") fetchDone(ctx, id, fetch);
+      ctx.drain();
+    });
   }) ?? noop);
   if (fetch.pump() === "done") fetchDone(ctx, id, fetch);
 }

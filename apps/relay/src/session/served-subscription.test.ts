@@ -35,6 +35,13 @@ class RecordingHost implements ServeHost {
   kick(): void {
     this.kicks += 1;
   }
+
+  readonly contained: string[] = [];
+
+  contain(where: string, fn: () => void): void {
+    this.contained.push(where);
+    fn();
+  }
 }
 
 /** A subscription (fields of the SUBSCRIBE as given) over a resumed track fed by one copy. */

@@ -15,6 +15,12 @@ export interface ServeHost {
   dropped(sub: ServedSubscription, sequence: number): void;
   /** `sub`'s track changed (a frame, a group, an update): its waiting groups may have data now. */
   kick(sub: ServedSubscription): void;
+  /**
+   * Runs `fn`, work of this host done from another connection's event (a publisher's frame wakes
+   * every reader of its track), so that an error escaping it fails this host only and never the
+   * connection whose event it was.
+   */
+  contain(where: string, fn: () => void): void;
 }
 
 /**
@@ -55,8 +61,11 @@ export class ServedSubscription {
       ...(msg.startGroup === undefined ? {} : { start: msg.startGroup }),
       ...(msg.endGroup === undefined ? {} : { end: msg.endGroup }),
     });
+    // A wake-up runs inside whichever connection changed the track: contained to this host.
     this.#unwatch = this.#reader.watch(() => {
-      this.pump();
+      host.contain("fan-out", () => {
+        this.pump();
+      });
     });
   }
 

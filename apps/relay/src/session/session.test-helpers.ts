@@ -245,6 +245,9 @@ export class Harness {
         this.serving.kick(sub);
         this.serving.flush();
       },
+      contain: (_where, fn) => {
+        fn();
+      },
     };
     this.ctx = {
       io: this.io,
@@ -271,6 +274,9 @@ export class Harness {
       close: (code, reason) => {
         this.closes.push({ code, reason });
         this.closed = true;
+      },
+      contain: (_where, fn) => {
+        fn();
       },
     };
     this.serving = new Serving(this.ctx);

@@ -50,6 +50,13 @@ export interface SessionOptions {
    * Default: at once.
    */
   readonly defer?: (flush: () => void) => void;
+  /**
+   * An error escaped work this session did from outside its own events (another connection's
+   * event woke it, a deferred flush): the session has stopped doing such work and `fault` ends it
+   * (the server logs, counts and closes it, later in the turn, so the connection whose event it
+   * was carries on undisturbed). Default: close with {@link RelayCode.Internal}, deferred.
+   */
+  readonly fault?: (where: string, error: unknown) => void;
 }
 
 /**
@@ -83,6 +90,9 @@ export class LiteSession implements RouteSource, ServeHost {
   #flushQueued = false;
   #draining = false;
   #closed = false;
+  /** An error escaped contained work: nothing more is done on behalf of others. */
+  #faulted = false;
+  readonly #fault: (where: string, error: unknown) => void;
 
   constructor(options: SessionOptions) {
     this.id = options.id;
@@ -93,6 +103,13 @@ export class LiteSession implements RouteSource, ServeHost {
     this.#defer = options.defer ?? ((flush) => {
       flush();
     });
+    this.#fault =
+      options.fault ??
+      (() => {
+        this.#defer(() => {
+          this.close(RelayCode.Internal, "internal error");
+        });
+      });
     if (options.mode.kind === "fixed") this.#setVersion(options.mode.version);
     const framing = this.#framing;
     this.#io = {
@@ -147,6 +164,9 @@ export class LiteSession implements RouteSource, ServeHost {
       close: (code, reason) => {
         this.close(code, reason);
       },
+      contain: (where, fn) => {
+        this.contain(where, fn);
+      },
     };
     this.#announces = new Announces(ctx);
     this.#serving = new Serving(ctx);
@@ -180,6 +200,11 @@ export class LiteSession implements RouteSource, ServeHost {
   /** True once the session ended. */
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** True once an error escaped work done for others (the session is then being closed). */
+  get faulted(): boolean {
+    return this.#faulted;
   }
 
   /** True once the peer sent GOAWAY. */
@@ -256,7 +281,12 @@ export class LiteSession implements RouteSource, ServeHost {
 
   /** @inheritdoc */
   subscribeUpstream(path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined {
-    return this.#upstreams.subscribe(path, track, priority, place);
+    // Asked from a subscriber's event: a failure here is this session's, and the track gets no copy from it.
+    let upstream: UpstreamTrack | undefined;
+    this.contain("subscribe-upstream", () => {
+      upstream = this.#upstreams.subscribe(path, track, priority, place);
+    });
+    return upstream;
   }
 
   // --- ServeHost ---
@@ -295,11 +325,23 @@ export class LiteSession implements RouteSource, ServeHost {
     this.#flushQueued = true;
     this.#defer(() => {
       this.#flushQueued = false;
-      if (this.#closed) return;
-      this.#serving.flush();
-      // May run inside another session's drain (origin callbacks); our drain is re-entrant-safe.
-      this.#drain();
+      this.contain("flush", () => {
+        this.#serving.flush();
+        // May run inside another session's drain (origin callbacks); our drain is re-entrant-safe.
+        this.#drain();
+      });
     });
+  }
+
+  /** @inheritdoc */
+  contain(where: string, fn: () => void): void {
+    if (this.#closed || this.#faulted) return;
+    try {
+      fn();
+    } catch (error) {
+      this.#faulted = true;
+      this.#fault(where, error);
+    }
   }
 
   // --- event loop ---

@@ -32,6 +32,8 @@ export class TestPeer {
       readonly defer?: (flush: () => void) => void;
       /** Link cost of the routes the peer announces (default 0). */
       readonly cost?: number;
+      /** What the session does when contained work fails (default: the session's own). */
+      readonly fault?: (where: string, error: unknown) => void;
     } = {},
   ) {
     const version = options.version ?? LITE_04;
@@ -52,6 +54,7 @@ export class TestPeer {
       ...(options.stats === undefined ? {} : { stats: options.stats }),
       ...(options.defer === undefined ? {} : { defer: options.defer }),
       ...(options.cost === undefined ? {} : { cost: options.cost }),
+      ...(options.fault === undefined ? {} : { fault: options.fault }),
       sink: {
         send: (bytes) => {
           this.framing.receive(bytes);

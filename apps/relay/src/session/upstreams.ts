@@ -56,10 +56,14 @@ export class Upstreams {
     };
     ctx.io.write(streamId, writer.encodeAll([{ type: "stream_header", kind: "subscribe" }, msg]), false);
     ctx.drain();
+    // Both are called from other connections' events (the last reader left, the track moved):
+    // contained to this session.
     const cancel = (): void => {
-      if (ctx.closed) return;
-      sub.cancel(ctx.io);
-      ctx.drain();
+      ctx.contain("upstream-cancel", () => {
+        if (ctx.closed) return;
+        sub.cancel(ctx.io);
+        ctx.drain();
+      });
     };
     return {
       track: sub.track,
@@ -70,12 +74,14 @@ export class Upstreams {
           cancel();
           return;
         }
-        ctx.io.write(
-          streamId,
-          writer.encode({ type: "subscribe_update", priority, ordered: false, maxLatency: 0, startGroup: boundary?.from ?? boundary?.group, endGroup: last }),
-          false,
-        );
-        ctx.drain();
+        ctx.contain("upstream-cap", () => {
+          ctx.io.write(
+            streamId,
+            writer.encode({ type: "subscribe_update", priority, ordered: false, maxLatency: 0, startGroup: boundary?.from ?? boundary?.group, endGroup: last }),
+            false,
+          );
+          ctx.drain();
+        });
       },
     };
   }
