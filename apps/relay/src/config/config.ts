@@ -50,6 +50,7 @@ export const fileSchema = z
         maxOutboundGroups: z.number().int().min(1),
         trackCacheGroups: z.number().int().min(1),
         maxGroupBytes: z.number().int().min(1),
+        maxControlBytes: z.number().int().min(1),
       })
       .partial()
       .strict(),

@@ -188,6 +188,8 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
       return;
     }
     sockets.add(socket);
+    // Small control frames (credit updates, announces) must not wait for Nagle's timer.
+    socket.setNoDelay(true);
     const framing = createFraming("qmux-00", {
       role: "server",
       carrier: "stream",

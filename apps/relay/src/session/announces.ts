@@ -49,7 +49,7 @@ export class Announces {
     if (version === undefined) return;
     ctx.handlers.set(id, { kind: "announce-intake", reader: new LiteStreamReader({ role: "opened", kind: "announce", version }) });
     const request: AnnounceRequest = { type: "announce_request", prefix: "", excludeHop: ctx.origin.hopId };
-    ctx.io.write(id, writer.encodeAll([{ type: "stream_header", kind: "announce" }, request]), false);
+    ctx.io.send(id, writer.encodeAll([{ type: "stream_header", kind: "announce" }, request]), false);
   }
 
   /** Serves an ANNOUNCE_REQUEST that came on accepted stream `id`. */
@@ -106,7 +106,7 @@ export class Announces {
         refuse(ctx.io, id, true, err.code);
         return false;
       }
-      ctx.io.write(id, bytes, false);
+      ctx.io.send(id, bytes, false);
       return true;
     };
     // Runs inside whichever connection changed the route: contained to this session.
@@ -154,7 +154,7 @@ export class Announces {
         ctx.handlers.delete(id);
         this.withdrawAll();
         if (step.kind === "error") refuse(ctx.io, id, true, step.error.code);
-        else ctx.io.write(id, new Uint8Array(0), true);
+        else ctx.io.send(id, new Uint8Array(0), true);
         return;
       }
       const msg = step.message;

@@ -218,7 +218,7 @@ export class StreamDispatch {
       case "answered":
         // A PROBE or TRACK stream is never reset by us: close our side cleanly.
         ctx.handlers.delete(id);
-        ctx.io.write(id, new Uint8Array(0), true);
+        ctx.io.send(id, new Uint8Array(0), true);
         return;
       case "accepted":
       case "ignore":
@@ -306,7 +306,7 @@ export class StreamDispatch {
       return;
     }
     if (handler.kind === "announce-serve") handler.close();
-    ctx.io.write(id, new Uint8Array(0), true);
+    ctx.io.send(id, new Uint8Array(0), true);
   }
 
   #controlFailed(id: StreamId, handler: ControlHandler, code: number): void {
@@ -315,7 +315,7 @@ export class StreamDispatch {
     if (handler.kind === "answered") {
       // Never reset a PROBE stream (@moq/lite closes its session on that): stop reading, FIN ours.
       ctx.io.stopSending(id, code);
-      ctx.io.write(id, new Uint8Array(0), true);
+      ctx.io.send(id, new Uint8Array(0), true);
     } else if (handler.kind === "fetch-serve") {
       handler.fetch.abandon(code);
       ctx.io.stopSending(id, code);

@@ -152,6 +152,7 @@ describe("FetchServe", () => {
         if (n === bytes.length && f) fin = true;
         return n;
       },
+      send: () => undefined,
       reset: () => undefined,
       stopSending: () => undefined,
     };

@@ -20,6 +20,12 @@ export interface SessionLimits {
    * this a publisher could grow one cached group without bound; past it the group is aborted.
    */
   readonly maxGroupBytes: number;
+  /**
+   * Control bytes (announces, subscribe replies, PROBE reports...) the session may hold for a peer
+   * that does not read them, beyond what the framing buffers. Past it the session is closed
+   * with {@link RelayCode.TooMany}: a message is never cut short.
+   */
+  readonly maxControlBytes: number;
 }
 
 /** Defaults, generous for a browser client and bounded for a hostile one. */
@@ -31,6 +37,7 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   maxOutboundGroups: 256,
   trackCacheGroups: 32,
   maxGroupBytes: 16 * 1024 * 1024,
+  maxControlBytes: 1024 * 1024,
 };
 
 /** Application error codes the relay puts on resets and closes (its own numbering, documented in the README). */

@@ -16,5 +16,5 @@ export const PROBE_REPORT: Probe = { type: "probe", bitrate: undefined, rtt: und
 export function answerProbe(ctx: SessionContext, id: StreamId): void {
   const writer = ctx.writer;
   if (writer === undefined || ctx.closed) return;
-  ctx.io.write(id, writer.encode(PROBE_REPORT), false);
+  ctx.io.send(id, writer.encode(PROBE_REPORT), false);
 }

@@ -157,7 +157,7 @@ export class Serving {
     ctx.handlers.delete(sub.streamId);
     this.#responders.get(sub)?.finished();
     this.#responders.delete(sub);
-    ctx.io.write(sub.streamId, new Uint8Array(0), true);
+    ctx.io.send(sub.streamId, new Uint8Array(0), true);
   }
 
   /** Ends a served subscription: FIN (code undefined) or reset with `code`; its groups stop. */
@@ -175,7 +175,7 @@ export class Serving {
       this.#retire(out);
     }
     this.#forget(sub);
-    if (code === undefined) ctx.io.write(sub.streamId, new Uint8Array(0), true);
+    if (code === undefined) ctx.io.send(sub.streamId, new Uint8Array(0), true);
     else refuse(ctx.io, sub.streamId, true, code);
   }
 

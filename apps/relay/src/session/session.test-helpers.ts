@@ -83,6 +83,14 @@ export class FakeIo implements StreamIo {
     return accepted;
   }
 
+  /** Takes control bytes whole, whatever the credit (the backlog has tests of its own). */
+  send(id: StreamId, bytes: Uint8Array, fin: boolean): void {
+    const stream = this.stream(id);
+    if (bytes.length > 0) stream.chunks.push(bytes);
+    if (fin) stream.fin = true;
+    this.log.push({ op: "write", id, bytes: bytes.length, fin });
+  }
+
   /** @inheritdoc */
   reset(id: StreamId, code: number): void {
     this.stream(id).resets.push(code);

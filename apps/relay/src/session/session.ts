@@ -6,6 +6,7 @@ import type { PlaceCopy, RouteSource, UpstreamTrack } from "../origin/route.js";
 import type { FramingEvent, FramingSession, QmuxVersion, StreamId } from "../transport/index.js";
 import { Announces } from "./announces.js";
 import { refuse, type SessionContext } from "./context.js";
+import { ControlBacklog } from "./control-backlog.js";
 import { StreamDispatch } from "./dispatch.js";
 import type { Handler } from "./handler.js";
 import { DEFAULT_SESSION_LIMITS, RelayCode, type SessionLimits } from "./limits.js";
@@ -74,6 +75,7 @@ export class LiteSession implements RouteSource, ServeHost {
   #mode: VersionMode;
   readonly #handlers = new Map<StreamId, Handler>();
   readonly #io: StreamIo;
+  readonly #backlog: ControlBacklog;
   readonly #announces: Announces;
   readonly #serving: Serving;
   readonly #upstreams: Upstreams;
@@ -112,6 +114,21 @@ export class LiteSession implements RouteSource, ServeHost {
       });
     if (options.mode.kind === "fixed") this.#setVersion(options.mode.version);
     const framing = this.#framing;
+    const limits: SessionLimits = { ...DEFAULT_SESSION_LIMITS, ...options.limits };
+    this.#backlog = new ControlBacklog(
+      (id, bytes, fin) => {
+        const r = framing.write(id, bytes, fin);
+        return r.ok ? r.accepted : undefined;
+      },
+      limits.maxControlBytes,
+      () => {
+        // Closed outside the write, which may run inside another connection's event.
+        this.#defer(() => {
+          this.close(RelayCode.TooMany, "peer does not read its control streams");
+        });
+      },
+    );
+    const backlog = this.#backlog;
     this.#io = {
       open: (bidi) => {
         const r = framing.openStream(bidi);
@@ -121,14 +138,17 @@ export class LiteSession implements RouteSource, ServeHost {
         const r = framing.write(id, bytes, fin);
         return r.ok ? r.accepted : bytes.length;
       },
+      send: (id, bytes, fin) => {
+        backlog.send(id, bytes, fin);
+      },
       reset: (id, code) => {
+        backlog.drop(id);
         framing.reset(id, code);
       },
       stopSending: (id, code) => {
         framing.stopSending(id, code);
       },
     };
-    const limits: SessionLimits = { ...DEFAULT_SESSION_LIMITS, ...options.limits };
     const permissions: Permissions = options.permissions;
     const stats: SessionStats = options.stats ?? NO_STATS;
     // Getters, so the modules read the session's live state (version, closed) and not a copy.
@@ -218,11 +238,17 @@ export class LiteSession implements RouteSource, ServeHost {
   }
 
   /**
-   * Outbound bytes this session holds for its peer: queued in the framing (waiting for credit)
-   * plus encoded in group streams the framing has not taken yet. Read-only, for tests and metrics.
+   * Outbound bytes this session holds for its peer: queued in the framing (waiting for credit),
+   * encoded in group streams the framing has not taken yet, and control bytes waiting behind
+   * them. Read-only, for tests and metrics.
    */
   get heldBytes(): number {
-    return this.#framing.bufferedBytes + this.#serving.pendingBytes;
+    return this.#framing.bufferedBytes + this.#serving.pendingBytes + this.#backlog.bytes;
+  }
+
+  /** Control bytes waiting for the peer to read (beyond the framing's buffers). */
+  get controlBacklog(): number {
+    return this.#backlog.bytes;
   }
 
   /** Group streams queued or being written to the peer. */
@@ -272,7 +298,7 @@ export class LiteSession implements RouteSource, ServeHost {
     const id = this.#io.open(true);
     if (id === undefined) return false;
     this.#handlers.set(id, { kind: "goaway-out" });
-    this.#io.write(id, writer.encodeAll([{ type: "stream_header", kind: "goaway" }, { type: "goaway", uri }]), false);
+    this.#io.send(id, writer.encodeAll([{ type: "stream_header", kind: "goaway" }, { type: "goaway", uri }]), false);
     this.#drain();
     return true;
   }
@@ -379,12 +405,15 @@ export class LiteSession implements RouteSource, ServeHost {
         return;
       case "stream-reset":
       case "stop-sending":
+        // Our sending side is reset by the framing on STOP_SENDING: nothing waiting goes out.
+        if (event.kind === "stop-sending") this.#backlog.drop(event.streamId);
         this.#dispatch.reset(event.streamId, event.code, event.kind === "stop-sending");
         return;
       case "datagram":
         // qmux-01/02 DATAGRAM frames: not routed yet, dropped as an unreliable channel may.
         return;
       case "writable":
+        this.#backlog.writable(event.streamId);
         this.#serving.writable(event.streamId);
         this.#serving.flush();
         this.#dispatch.writable();
@@ -462,7 +491,7 @@ export class LiteSession implements RouteSource, ServeHost {
         return;
       }
       this.#setVersion(version);
-      this.#io.write(id, new LiteStreamWriter(version).encode({ type: "server_setup", version, parameters: [] }), false);
+      this.#io.send(id, new LiteStreamWriter(version).encode({ type: "server_setup", version, parameters: [] }), false);
       if (this.#transportReady) this.#announces.request();
     }
   }
@@ -489,6 +518,7 @@ export class LiteSession implements RouteSource, ServeHost {
       else if (handler.kind === "fetch-serve") handler.fetch.abandon(undefined);
     }
     this.#upstreams.teardown();
+    this.#backlog.clear();
     this.#handlers.clear();
     this.#announces.forget();
     this.#origin.removeSource(this);

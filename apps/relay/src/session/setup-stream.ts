@@ -65,7 +65,7 @@ export class SetupExchange {
     // lite-06 declares our hop id session-wide (SETUP Origin); before, it rides the announce stream.
     const origin = ctx.version !== undefined && isLite06(ctx.version) ? ctx.origin.hopId : undefined;
     const setup: Setup = { type: "setup", probe: "none", path: undefined, role: "both", cost: undefined, origin, unknown: [] };
-    ctx.io.write(id, writer.encodeAll([{ type: "stream_header", kind: "setup" }, setup]), true);
+    ctx.io.send(id, writer.encodeAll([{ type: "stream_header", kind: "setup" }, setup]), true);
   }
 
   /** Claims uni stream `id` as the peer's SETUP stream; false (and the session closed) for a second one. */

@@ -4,8 +4,17 @@ import type { StreamId } from "../transport/index.js";
 export interface StreamIo {
   /** Opens a stream of ours; undefined when the peer's stream limit is reached or the session closed. */
   open(bidi: boolean): StreamId | undefined;
-  /** Queues bytes (and FIN); returns how many were accepted (FIN applies only if all were). */
+  /**
+   * Queues bytes (and FIN); returns how many were accepted (FIN applies only if all were). For
+   * streams that pace themselves (group and fetch data keep what was not taken); everything else
+   * uses {@link send}.
+   */
   write(id: StreamId, bytes: Uint8Array, fin: boolean): number;
+  /**
+   * Writes control bytes (and FIN) whole: what the framing cannot take now waits in the session
+   * and follows in order when the stream has room. Never truncates a message.
+   */
+  send(id: StreamId, bytes: Uint8Array, fin: boolean): void;
   /** Abandons our sending side. */
   reset(id: StreamId, code: number): void;
   /** Asks the peer to stop sending. */

@@ -140,6 +140,9 @@ describe("SubscribeResponder.dropped", () => {
         written.push(bytes);
         return bytes.length;
       },
+      send: (_id: StreamId, bytes: Uint8Array) => {
+        written.push(bytes);
+      },
       reset: () => undefined,
       stopSending: () => undefined,
     };

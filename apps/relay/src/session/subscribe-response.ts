@@ -70,6 +70,6 @@ export class SubscribeResponder {
   }
 
   #send(msg: LiteMessage): void {
-    this.io.write(this.streamId, this.writer.encode(msg), false);
+    this.io.send(this.streamId, this.writer.encode(msg), false);
   }
 }

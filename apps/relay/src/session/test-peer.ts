@@ -16,6 +16,7 @@ export class TestPeer {
   readonly writer: LiteStreamWriter;
   closedWith: { code: number; reason: string } | undefined;
   goaways: string[] = [];
+  readonly #consumed = new Map<StreamId, number>();
 
   constructor(
     readonly origin: Origin,
@@ -34,18 +35,22 @@ export class TestPeer {
       readonly cost?: number;
       /** What the session does when contained work fails (default: the session's own). */
       readonly fault?: (where: string, error: unknown) => void;
+      /** False: the client returns no credit until {@link TestPeer.consumeAll} (a peer that stops reading). */
+      readonly clientAutoConsume?: boolean;
+      /** The relay's send buffers (default: the framing's). */
+      readonly serverBuffers?: { readonly maxStreamBuffer?: number; readonly maxConnectionBuffer?: number };
     } = {},
   ) {
     const version = options.version ?? LITE_04;
     this.writer = new LiteStreamWriter(version);
     this.framing = createFraming("qmux-00", {
       role: "client",
-      autoConsume: true,
+      autoConsume: options.clientAutoConsume ?? true,
       ...(options.clientParams === undefined ? {} : { params: options.clientParams }),
     });
     this.session = new LiteSession({
       id: options.id ?? 1,
-      framing: createFraming("qmux-00", { role: "server", autoConsume: true }),
+      framing: createFraming("qmux-00", { role: "server", autoConsume: true, ...options.serverBuffers }),
       mode: options.mode ?? { kind: "fixed", version },
       origin,
       root: "",
@@ -94,6 +99,15 @@ export class TestPeer {
   /** The streams the server opened, in order. */
   opened(bidi: boolean): StreamId[] {
     return this.events.flatMap((e) => (e.kind === "stream-opened" && e.bidi === bidi ? [e.streamId] : []));
+  }
+
+  /** Returns the credit of every byte received on stream `id` and not consumed yet (see `clientAutoConsume`). */
+  consumeAll(id: StreamId): void {
+    const received = (this.data.get(id) ?? []).reduce((n, chunk) => n + chunk.length, 0);
+    const fresh = received - (this.#consumed.get(id) ?? 0);
+    this.#consumed.set(id, received);
+    this.framing.consume(id, fresh);
+    this.#flush();
   }
 
   /** Resets seen on a stream. */

@@ -39,5 +39,5 @@ export function serveTrack(ctx: SessionContext, id: StreamId, reader: LiteStream
     return;
   }
   ctx.handlers.set(id, { kind: "answered", reader });
-  ctx.io.write(id, writer.encode(trackInfoMessage(ctx.origin.cachedTrack(path, msg.track)?.info)), true);
+  ctx.io.send(id, writer.encode(trackInfoMessage(ctx.origin.cachedTrack(path, msg.track)?.info)), true);
 }

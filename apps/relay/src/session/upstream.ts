@@ -66,7 +66,7 @@ export class UpstreamSubscription {
   cancel(io: StreamIo): void {
     if (this.#cancelled) return;
     this.#cancelled = true;
-    io.write(this.streamId, new Uint8Array(0), true);
+    io.send(this.streamId, new Uint8Array(0), true);
     this.track.finish();
   }
 

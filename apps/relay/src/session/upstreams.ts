@@ -54,7 +54,7 @@ export class Upstreams {
       startGroup: boundary?.from ?? boundary?.group,
       endGroup: undefined,
     };
-    ctx.io.write(streamId, writer.encodeAll([{ type: "stream_header", kind: "subscribe" }, msg]), false);
+    ctx.io.send(streamId, writer.encodeAll([{ type: "stream_header", kind: "subscribe" }, msg]), false);
     ctx.drain();
     // Both are called from other connections' events (the last reader left, the track moved):
     // contained to this session.
@@ -75,7 +75,7 @@ export class Upstreams {
           return;
         }
         ctx.contain("upstream-cap", () => {
-          ctx.io.write(
+          ctx.io.send(
             streamId,
             writer.encode({ type: "subscribe_update", priority, ordered: false, maxLatency: 0, startGroup: boundary?.from ?? boundary?.group, endGroup: last }),
             false,
@@ -94,7 +94,7 @@ export class Upstreams {
     this.#subs.delete(sub.id);
     ctx.handlers.delete(id);
     if (result.errorCode !== undefined) refuse(ctx.io, id, true, result.errorCode);
-    else if (!sub.cancelled) ctx.io.write(id, new Uint8Array(0), true);
+    else if (!sub.cancelled) ctx.io.send(id, new Uint8Array(0), true);
   }
 
   /** The peer reset (or stopped) the SUBSCRIBE stream `id` of `sub`. */
