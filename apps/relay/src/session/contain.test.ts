@@ -64,7 +64,7 @@ afterEach(() => {
 describe("contained work", () => {
   it("fails only the subscriber whose fan-out threw: the publisher and the other subscriber carry on", () => {
     const { publisher, victim, other, faults, sendGroup, runDeferred } = scene();
-    const startGroup = LiteSession.prototype.startGroup;
+    const startGroup = Object.getOwnPropertyDescriptor(LiteSession.prototype, "startGroup")?.value as LiteSession["startGroup"];
     vi.spyOn(LiteSession.prototype, "startGroup").mockImplementation(function (this: LiteSession, ...args) {
       if (this === victim.session) throw new Error("a bug in this subscriber's fan-out");
       startGroup.apply(this, args);
@@ -88,7 +88,7 @@ describe("contained work", () => {
   it("contains an error in a deferred flush to its session", () => {
     const { publisher, victim, faults, sendGroup, runDeferred } = scene();
     sendGroup(0);
-    const flush = Serving.prototype.flush;
+    const flush = Object.getOwnPropertyDescriptor(Serving.prototype, "flush")?.value as Serving["flush"];
     let failing = true;
     vi.spyOn(Serving.prototype, "flush").mockImplementation(function (this: Serving) {
       if (failing) throw new Error("a bug in a deferred flush");
