@@ -1,0 +1,74 @@
+"""Runs one vendored Eclipse Paho interop script against a broker, unmodified.
+
+usage: python3 run_paho.py <script> <host> <port> <results file> <test name>...
+
+The scripts read --hostname/--port with getopt and then hand sys.argv on to unittest.main(), which
+rejects those options (client_test.py leaves -p in argv). So the script gets its options as usual,
+and unittest.main gets a clean argv instead: the named tests of the script's Test class, in the
+class's own (name) order, as a full run would take them (some tests rely on what ran before), with a runner that records them in the results file, one JSON line each: first
+{"discovered": [every test the class has]}, then per finished test its name, outcome, seconds and
+the traceback of a failure. So a caller reads outcomes without parsing the scripts' own chatter,
+and still has the finished ones if the run is cut short.
+"""
+
+import json
+import os
+import runpy
+import sys
+import time
+import unittest
+
+
+class RecordingResult(unittest.TextTestResult):
+    """A verbose text result that also records each test's outcome in the results file."""
+
+    results_path = ""
+
+    def startTest(self, test):
+        self._started = time.monotonic()
+        super().startTest(test)
+
+    def _record(self, test, outcome, detail=""):
+        line = {"name": test.id().rsplit(".", 1)[-1], "outcome": outcome,
+                "seconds": round(time.monotonic() - self._started, 3), "detail": detail}
+        with open(self.results_path, "a", encoding="utf-8") as out:
+            out.write(json.dumps(line) + "\n")
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self._record(test, "passed")
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._record(test, "failed", self._exc_info_to_string(err, test))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._record(test, "error", self._exc_info_to_string(err, test))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._record(test, "skipped", reason)
+
+
+def main() -> None:
+    script, host, port, results, *tests = sys.argv[1:]
+    RecordingResult.results_path = results
+    real_main = unittest.main
+
+    def patched_main(*args, **kwargs):
+        module = sys.modules["__main__"]  # the script: runpy runs it under that name
+        discovered = list(unittest.TestLoader().getTestCaseNames(module.Test))
+        with open(results, "w", encoding="utf-8") as out:
+            out.write(json.dumps({"discovered": discovered}) + "\n")
+        kwargs["argv"] = [script, *("Test." + n for n in discovered if n in tests)]
+        kwargs["testRunner"] = unittest.TextTestRunner(verbosity=2, resultclass=RecordingResult)
+        return real_main(*args, **kwargs)
+
+    unittest.main = patched_main
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # for its `mqtt` package
+    sys.argv = [script, "--hostname", host, "--port", port]
+    runpy.run_path(script, run_name="__main__")
+
+
+main()
