@@ -51,6 +51,9 @@ export const fileSchema = z
         trackCacheGroups: z.number().int().min(1),
         maxGroupBytes: z.number().int().min(1),
         maxControlBytes: z.number().int().min(1),
+        maxSessions: z.number().int().min(1),
+        maxTrackBytes: z.number().int().min(1),
+        maxRelayBytes: z.number().int().min(1),
       })
       .partial()
       .strict(),

@@ -21,6 +21,10 @@ export class RelayMetrics implements SessionStats {
   readonly #dials: Counter<"result">;
   readonly #handlerErrors: Counter<"where">;
   readonly #refused: Counter<"reason">;
+  readonly #evicted: Counter<"budget">;
+  readonly #budgetCloses: Counter;
+  /** What the byte budget holds, read at scrape time. */
+  #held: () => { readonly cached: number; readonly inbound: number } = () => ({ cached: 0, inbound: 0 });
 
   constructor() {
     const registers = [this.registry];
@@ -95,6 +99,29 @@ export class RelayMetrics implements SessionStats {
     this.#peers = new Gauge({ name: "relay_cluster_peers", help: "Cluster peers with a live session", registers });
     this.#dials = new Counter({ name: "relay_cluster_dials_total", help: "Dials to cluster peers", labelNames: ["result"], registers });
     this.#refused = new Counter({ name: "relay_announces_refused_total", help: "Peers' announces not taken", labelNames: ["reason"], registers });
+    this.#evicted = new Counter({
+      name: "relay_groups_evicted_total",
+      help: "Cached groups evicted to keep a byte budget (track: one copy's maxTrackBytes; relay: the process's maxRelayBytes); their readers were told",
+      labelNames: ["budget"],
+      registers,
+    });
+    this.#budgetCloses = new Counter({
+      name: "relay_budget_closes_total",
+      help: "Sessions closed (429) because the relay's byte budget was full of data they were still sending",
+      registers,
+    });
+    const held = (): { readonly cached: number; readonly inbound: number } => this.#held();
+    new Gauge({
+      name: "relay_held_bytes",
+      help: "Bytes held from peers under the relay's byte budget: cached group payloads, and partial frames and messages being received",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        const now = held();
+        this.set({ kind: "cached" }, now.cached);
+        this.set({ kind: "inbound" }, now.inbound);
+      },
+    });
     this.#handlerErrors = new Counter({
       name: "relay_handler_errors_total",
       help: "Errors that escaped a connection's handler (that connection was closed)",
@@ -141,6 +168,21 @@ export class RelayMetrics implements SessionStats {
   /** @inheritdoc */
   refused(reason: "path-parts"): void {
     this.#refused.inc({ reason });
+  }
+
+  /** `groups` cached groups were evicted to keep `budget`. */
+  evicted(budget: "track" | "relay", groups: number): void {
+    this.#evicted.inc({ budget }, groups);
+  }
+
+  /** A session was closed to keep the relay's byte budget. */
+  budgetClosed(): void {
+    this.#budgetCloses.inc();
+  }
+
+  /** Where the held-bytes gauge reads from. */
+  holding(read: () => { readonly cached: number; readonly inbound: number }): void {
+    this.#held = read;
   }
 
   /** An error escaped a connection's handler at `where` (the connection was closed). */

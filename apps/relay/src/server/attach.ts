@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Permissions } from "../auth/permissions.js";
 import type { RelayMetrics } from "../metrics/metrics.js";
+import type { ByteBudget } from "../origin/byte-budget.js";
 import type { Origin } from "../origin/origin.js";
 import { RelayCode, type SessionLimits } from "../session/limits.js";
 import { atExpiry } from "./expiry.js";
@@ -35,6 +36,8 @@ export interface AttachContext {
   readonly metrics: RelayMetrics;
   readonly log: Logger;
   readonly limits: Partial<SessionLimits>;
+  /** The relay's byte budget over what peers send (undefined: not counted). */
+  readonly budget?: ByteBudget;
   /** Every live session, so shutdown can close them. */
   readonly sessions: Set<LiteSession>;
   nextId: number;
@@ -113,6 +116,7 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
     permissions: options.permissions,
     limits: ctx.limits,
     stats: ctx.metrics,
+    ...(ctx.budget === undefined ? {} : { budget: ctx.budget }),
     ...(options.cost === undefined ? {} : { cost: options.cost }),
     // One flush per session per turn, however many frames the turn brought.
     defer: (flush) => {

@@ -10,7 +10,8 @@ import { Cluster, type ClusterOptions } from "../cluster/cluster.js";
 import { ALLOW_ALL } from "../auth/permissions.js";
 import { RelayMetrics } from "../metrics/metrics.js";
 import { Origin } from "../origin/origin.js";
-import { RelayCode, type SessionLimits } from "../session/limits.js";
+import { ByteBudget } from "../origin/byte-budget.js";
+import { DEFAULT_SESSION_LIMITS, RelayCode } from "../session/limits.js";
 import type { LiteSession } from "../session/session.js";
 import { versionMode } from "../session/version.js";
 import { createFraming, negotiateSubprotocol, TCP_MOQ_ALPNS } from "../transport/index.js";
@@ -20,6 +21,7 @@ import { bindStream, streamCarrier } from "./carriers.js";
 import { drainSessions, type DrainResult } from "./drain.js";
 import { contain, guarded } from "./guard.js";
 import { handleHttp } from "./http-routes.js";
+import { DEFAULT_PROCESS_LIMITS, type RelayLimits } from "./limits.js";
 import { json } from "./refuse.js";
 import { parseRequestTarget } from "./request-target.js";
 import { upgradeHandler } from "./ws-accept.js";
@@ -48,7 +50,8 @@ export interface RelayOptions {
   readonly redirect?: string;
   /** After a session or the relay closes, how long a socket may take to close before it is destroyed (ms). */
   readonly closeGraceMs?: number;
-  readonly limits: Partial<SessionLimits>;
+  /** Per-session and process limits; unset ones take their defaults. */
+  readonly limits: Partial<RelayLimits>;
   /** This relay's hop id (random below 2^53 when undefined). */
   readonly hopId?: number;
   /** Peers to link to (none by default). */
@@ -136,7 +139,29 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
   });
   const sessions = new Set<LiteSession>();
   const closeGraceMs = options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
-  const ctx: AttachContext = { origin, metrics, log, limits: options.limits, sessions, nextId: 1, closeGraceMs };
+  const limits: RelayLimits = { ...DEFAULT_SESSION_LIMITS, ...DEFAULT_PROCESS_LIMITS, ...options.limits };
+  // Evictions are counted at once and logged once per sweep (a flood must not flood the log).
+  const evictions = { track: 0, relay: 0 };
+  const budget = new ByteBudget(
+    limits,
+    {
+      evicted: (which, groups) => {
+        metrics.evicted(which, groups);
+        evictions[which] += groups;
+      },
+      overflowed: (holder, bytes) => {
+        metrics.budgetClosed();
+        log.warn({ session: holder.id, bytes, maxRelayBytes: limits.maxRelayBytes }, "relay byte budget full of a session's partial data: closing it (429)");
+      },
+    },
+    (fn) => {
+      setImmediate(fn);
+    },
+  );
+  metrics.holding(() => ({ cached: budget.cachedBytes, inbound: budget.inboundBytes }));
+  const ctx: AttachContext = { origin, metrics, log, limits, budget, sessions, nextId: 1, closeGraceMs };
+  /** True when one more session would pass `maxSessions`. */
+  const full = (): boolean => sessions.size >= limits.maxSessions;
   const cluster = new Cluster(ctx, options.cluster ?? { peers: [] });
   const sockets = new Set<Duplex>();
   let accepting = true;
@@ -180,7 +205,7 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
       return choice.ok && choice.subprotocol !== undefined ? choice.subprotocol : false;
     },
   });
-  http.on("upgrade", upgradeHandler({ ctx, auth: options.auth, wss, accepting: () => accepting }));
+  http.on("upgrade", upgradeHandler({ ctx, auth: options.auth, wss, accepting: () => accepting, full }));
 
   const acceptTcp = (socket: Socket, alpn: string | false | null | undefined): void => {
     if (!accepting) {
@@ -196,6 +221,17 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
       autoConsume: true,
       params: { applicationProtocols: [...TCP_MOQ_ALPNS] },
     });
+    const remote = `${socket.remoteAddress ?? "?"}:${String(socket.remotePort ?? 0)}`;
+    if (full()) {
+      // qmux's answer: our transport parameters, then a close with the code, then FIN.
+      metrics.rejected(RelayCode.TooMany);
+      log.info({ remote, status: RelayCode.TooMany, reason: "too many sessions", maxSessions: limits.maxSessions }, "connection refused");
+      framing.close(RelayCode.TooMany, "too many sessions");
+      for (const event of framing.poll()) if (event.kind === "send") socket.write(event.bytes);
+      socket.end();
+      socket.once("close", () => sockets.delete(socket));
+      return;
+    }
     const permissions =
       options.tcpAccess === "trusted" || options.auth.key === undefined
         ? ALLOW_ALL
@@ -208,7 +244,7 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
       permissions,
       transport: "tcp",
       expiresAt: undefined,
-      remote: `${socket.remoteAddress ?? "?"}:${String(socket.remotePort ?? 0)}`,
+      remote,
     });
     bindStream(socket, session, () => {
       sockets.delete(socket);
@@ -255,6 +291,13 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
   cluster.start();
   const sweep = setInterval(() => {
     origin.sweep();
+    budget.sweep();
+    for (const which of ["track", "relay"] as const) {
+      if (evictions[which] === 0) continue;
+      const max = which === "track" ? limits.maxTrackBytes : limits.maxRelayBytes;
+      log.warn({ budget: which, groups: evictions[which], max, cachedBytes: budget.cachedBytes, inboundBytes: budget.inboundBytes }, "byte budget: oldest groups evicted, their readers told");
+      evictions[which] = 0;
+    }
   }, 1000);
   sweep.unref();
   return {

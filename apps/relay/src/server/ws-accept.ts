@@ -19,6 +19,8 @@ export interface UpgradeDeps {
   readonly wss: WebSocketServer;
   /** False once the relay stops taking sessions. */
   readonly accepting: () => boolean;
+  /** True when one more session would pass the relay's session limit. */
+  readonly full: () => boolean;
 }
 
 /**
@@ -40,6 +42,10 @@ export function upgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, socket
     try {
       if (!deps.accepting()) {
         refuse(socket, 503, "shutting down");
+        return;
+      }
+      if (deps.full()) {
+        refuse(socket, 503, "too many sessions");
         return;
       }
       const target = parseRequestTarget(req.url);
@@ -68,6 +74,11 @@ export function upgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, socket
         .then((auth) => {
           if (!auth.ok) {
             refuse(socket, auth.status, auth.reason, { path: target.rawPath });
+            return;
+          }
+          // Checked again: other upgrades may have completed while the token was checked.
+          if (deps.full()) {
+            refuse(socket, 503, "too many sessions");
             return;
           }
           deps.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {

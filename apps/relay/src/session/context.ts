@@ -5,6 +5,7 @@ import type { RouteSource } from "../origin/route.js";
 import type { StreamId } from "../transport/index.js";
 import type { Handler } from "./handler.js";
 import type { SessionLimits } from "./limits.js";
+import type { SessionMemory } from "./memory.js";
 import type { ServeHost } from "./served-subscription.js";
 import type { SessionStats } from "./stats.js";
 import type { StreamIo } from "./stream-io.js";
@@ -20,6 +21,8 @@ export interface SessionContext {
   readonly permissions: Permissions;
   readonly limits: SessionLimits;
   readonly stats: SessionStats;
+  /** The relay's byte budget, as this session reports to it. */
+  readonly memory: SessionMemory;
   /** Link cost of routes learnt from this peer. */
   readonly cost: number;
   /** The session itself, as the origin and served subscriptions know it. */

@@ -67,6 +67,8 @@ export interface FetchSource extends GroupFetcher {
 export class StreamDispatch {
   /** Fetches being answered, so a credit update pumps them without walking every stream. */
   readonly #fetches = new Map<StreamId, FetchServe>();
+  /** Bytes each stream's decoder holds undecoded, as last reported to the budget. */
+  readonly #buffered = new Map<StreamId, number>();
 
   constructor(
     private readonly ctx: SessionContext,
@@ -85,7 +87,7 @@ export class StreamDispatch {
   opened(id: StreamId, bidi: boolean, version: LiteVersion): void {
     if (bidi) this.ctx.handlers.set(id, { kind: "accepted", reader: new LiteStreamReader({ role: "accepted-bidi", version }) });
     else if (hasTrackStream(version)) this.ctx.handlers.set(id, { kind: "uni-pending" });
-    else this.ctx.handlers.set(id, { kind: "group-in", group: new InboundGroup(version, this.ctx.limits.maxGroupBytes) });
+    else this.ctx.handlers.set(id, { kind: "group-in", group: new InboundGroup(version, this.ctx.limits.maxGroupBytes, this.ctx.memory) });
   }
 
   /** The lite-05 SETUP exchange completed: handle the requests that waited for it. */
@@ -118,6 +120,37 @@ export class StreamDispatch {
 
   /** Bytes (and FIN) on stream `id`. */
   data(id: StreamId, bytes: Uint8Array, fin: boolean): void {
+    this.#route(id, bytes, fin);
+    this.#account(id);
+  }
+
+  /**
+   * Reports to the budget streams whose decoders were dropped without a byte or reset reaching
+   * them (a request turned down, the session's own decision); run now and then.
+   */
+  reconcile(): void {
+    for (const id of [...this.#buffered.keys()]) this.#account(id);
+  }
+
+  /** The session ended: nothing it was decoding is held any more. */
+  release(): void {
+    let total = 0;
+    for (const bytes of this.#buffered.values()) total += bytes;
+    this.#buffered.clear();
+    this.ctx.memory.inbound(-total);
+  }
+
+  /** Tells the budget how much stream `id`'s decoder holds now. */
+  #account(id: StreamId): void {
+    const now = undecoded(this.ctx.handlers.get(id));
+    const was = this.#buffered.get(id) ?? 0;
+    if (now === was) return;
+    if (now === 0) this.#buffered.delete(id);
+    else this.#buffered.set(id, now);
+    this.ctx.memory.inbound(now - was);
+  }
+
+  #route(id: StreamId, bytes: Uint8Array, fin: boolean): void {
     const handler = this.ctx.handlers.get(id);
     if (handler === undefined) return;
     switch (handler.kind) {
@@ -170,6 +203,11 @@ export class StreamDispatch {
 
   /** The peer reset stream `id` (or, with `stopSending`, asked us to stop sending on it). */
   reset(id: StreamId, code: number, stopSending: boolean): void {
+    this.#reset(id, code, stopSending);
+    this.#account(id);
+  }
+
+  #reset(id: StreamId, code: number, stopSending: boolean): void {
     const ctx = this.ctx;
     const handler = ctx.handlers.get(id);
     if (handler === undefined) return;
@@ -341,8 +379,37 @@ export class StreamDispatch {
       ctx.handlers.set(id, { kind: "setup-in", reader: new LiteStreamReader({ role: "accepted-uni", version }) });
     } else {
       // Anything else is read as a group; the group reader rejects a bad type with its code.
-      ctx.handlers.set(id, { kind: "group-in", group: new InboundGroup(version, ctx.limits.maxGroupBytes) });
+      ctx.handlers.set(id, { kind: "group-in", group: new InboundGroup(version, ctx.limits.maxGroupBytes, ctx.memory) });
     }
-    this.data(id, bytes, fin);
+    this.#route(id, bytes, fin);
+  }
+}
+
+/** Bytes a stream's decoder holds that do not make a whole message or frame yet. */
+function undecoded(handler: Handler | undefined): number {
+  if (handler === undefined) return 0;
+  switch (handler.kind) {
+    case "setup":
+    case "accepted":
+    case "announce-serve":
+    case "subscribe-serve":
+    case "ignore":
+    case "answered":
+    case "fetch-serve":
+    case "setup-in":
+    case "announce-intake":
+      return handler.reader.buffered;
+    case "upstream":
+      return handler.sub.buffered;
+    case "group-in":
+      return handler.group.buffered;
+    case "uni-pending":
+    case "group-out":
+    case "goaway-out":
+      return 0;
+    default: {
+      const never: never = handler;
+      throw new Error(`unexpected handler ${JSON.stringify(never)}`);
+    }
   }
 }

@@ -13,6 +13,7 @@ import { Announces } from "./announces.js";
 import type { SessionContext } from "./context.js";
 import type { Handler } from "./handler.js";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./limits.js";
+import { NO_MEMORY } from "./memory.js";
 import type { ServedSubscription, ServeHost } from "./served-subscription.js";
 import { Serving } from "./serving.js";
 import type { SessionStats } from "./stats.js";
@@ -265,6 +266,7 @@ export class Harness {
       permissions,
       limits: this.limits,
       stats: this.stats,
+      memory: NO_MEMORY,
       cost: 0,
       self: this.self,
       get version() {

@@ -7,6 +7,8 @@ import type { FramingEvent, FramingSession, QmuxVersion, StreamId } from "../tra
 import { Announces } from "./announces.js";
 import { refuse, type SessionContext } from "./context.js";
 import { ControlBacklog } from "./control-backlog.js";
+import type { ByteBudget } from "../origin/byte-budget.js";
+import { NO_MEMORY, type SessionMemory } from "./memory.js";
 import { StreamDispatch } from "./dispatch.js";
 import type { Handler } from "./handler.js";
 import { DEFAULT_SESSION_LIMITS, RelayCode, type SessionLimits } from "./limits.js";
@@ -58,6 +60,8 @@ export interface SessionOptions {
    * was carries on undisturbed). Default: close with {@link RelayCode.Internal}, deferred.
    */
   readonly fault?: (where: string, error: unknown) => void;
+  /** The relay's byte budget: what the peer sends is counted against it (default: not counted). */
+  readonly budget?: ByteBudget;
 }
 
 /**
@@ -76,6 +80,7 @@ export class LiteSession implements RouteSource, ServeHost {
   readonly #handlers = new Map<StreamId, Handler>();
   readonly #io: StreamIo;
   readonly #backlog: ControlBacklog;
+  readonly #budget: ByteBudget | undefined;
   readonly #announces: Announces;
   readonly #serving: Serving;
   readonly #upstreams: Upstreams;
@@ -151,6 +156,22 @@ export class LiteSession implements RouteSource, ServeHost {
     };
     const permissions: Permissions = options.permissions;
     const stats: SessionStats = options.stats ?? NO_STATS;
+    const budget = options.budget;
+    this.#budget = budget;
+    const memory: SessionMemory =
+      budget === undefined
+        ? NO_MEMORY
+        : {
+            created: (track, group) => {
+              budget.created(track, group);
+            },
+            changed: (track) => {
+              budget.changed(track);
+            },
+            inbound: (delta) => {
+              budget.inbound(this, delta);
+            },
+          };
     // Getters, so the modules read the session's live state (version, closed) and not a copy.
     const version = (): LiteVersion | undefined => this.#version;
     const writer = (): LiteStreamWriter | undefined => this.#writer;
@@ -167,6 +188,7 @@ export class LiteSession implements RouteSource, ServeHost {
       permissions,
       limits,
       stats,
+      memory,
       cost: options.cost ?? 0,
       self: this,
       get version() {
@@ -271,6 +293,7 @@ export class LiteSession implements RouteSource, ServeHost {
   /** Advances time (idle and handshake timeouts of the framing). */
   tick(nowMs: number): void {
     if (this.#closed) return;
+    this.#dispatch.reconcile();
     this.#framing.tick(nowMs);
     this.#drain();
   }
@@ -519,6 +542,8 @@ export class LiteSession implements RouteSource, ServeHost {
     }
     this.#upstreams.teardown();
     this.#backlog.clear();
+    this.#dispatch.release();
+    this.#budget?.release(this);
     this.#handlers.clear();
     this.#announces.forget();
     this.#origin.removeSource(this);

@@ -1,5 +1,6 @@
 import { LITE_04, LiteStreamReader, LiteStreamWriter, type LiteMessage, type LiteVersion } from "@handoff/moq-resume/lite";
 import { ALLOW_ALL, type Permissions } from "../auth/permissions.js";
+import type { ByteBudget } from "../origin/byte-budget.js";
 import { Origin } from "../origin/origin.js";
 import { createFraming, type FramingEvent, type FramingSession, type StreamId, type TransportParams } from "../transport/index.js";
 import type { SessionLimits } from "./limits.js";
@@ -37,6 +38,8 @@ export class TestPeer {
       readonly fault?: (where: string, error: unknown) => void;
       /** False: the client returns no credit until {@link TestPeer.consumeAll} (a peer that stops reading). */
       readonly clientAutoConsume?: boolean;
+      /** The relay's byte budget (default: none). */
+      readonly budget?: ByteBudget;
       /** The relay's send buffers (default: the framing's). */
       readonly serverBuffers?: { readonly maxStreamBuffer?: number; readonly maxConnectionBuffer?: number };
     } = {},
@@ -60,6 +63,7 @@ export class TestPeer {
       ...(options.defer === undefined ? {} : { defer: options.defer }),
       ...(options.cost === undefined ? {} : { cost: options.cost }),
       ...(options.fault === undefined ? {} : { fault: options.fault }),
+      ...(options.budget === undefined ? {} : { budget: options.budget }),
       sink: {
         send: (bytes) => {
           this.framing.receive(bytes);
@@ -107,6 +111,11 @@ export class TestPeer {
     const fresh = received - (this.#consumed.get(id) ?? 0);
     this.#consumed.set(id, received);
     this.framing.consume(id, fresh);
+    this.#flush();
+  }
+
+  /** Delivers what the client's framing queued (after driving it directly). */
+  pump(): void {
     this.#flush();
   }
 

@@ -1,6 +1,7 @@
 import { Track, type Boundary, type Group } from "@handoff/moq-resume";
 import { LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
 import type { StreamId } from "../transport/index.js";
+import { NO_MEMORY, type SessionMemory } from "./memory.js";
 import type { StreamIo } from "./stream-io.js";
 
 /**
@@ -30,6 +31,11 @@ export class UpstreamSubscription {
   ) {
     this.track = new Track(name, { maxGroups, info: { priority } });
     this.#reader = new LiteStreamReader({ role: "opened", kind: "subscribe", version });
+  }
+
+  /** Bytes of the SUBSCRIBE stream's replies received but not decoded yet. */
+  get buffered(): number {
+    return this.#reader.buffered;
   }
 
   /** True once the last reader left and we ended the subscription. */
@@ -88,6 +94,7 @@ export class UpstreamSubscription {
 export class InboundGroup {
   readonly #reader: LiteStreamReader;
   #group: Group | undefined;
+  #track: Track | undefined;
   #bytes = 0;
   /** Frames still to skip at the head of a continued group. */
   #skip = 0;
@@ -96,8 +103,15 @@ export class InboundGroup {
     version: LiteVersion,
     /** Payload bytes the group may carry before it is aborted as too large. */
     private readonly maxBytes: number = Number.POSITIVE_INFINITY,
+    /** The relay's byte budget, told of every group and every byte filed. */
+    private readonly memory: SessionMemory = NO_MEMORY,
   ) {
     this.#reader = new LiteStreamReader({ role: "accepted-uni", version });
+  }
+
+  /** Stream bytes received but not decoded yet (a partial frame). */
+  get buffered(): number {
+    return this.#reader.buffered;
   }
 
   /**
@@ -122,7 +136,7 @@ export class InboundGroup {
           this.#group?.finish();
           return "done";
         case "error":
-          this.#group?.abort();
+          this.#abort();
           return { error: step.error.code };
         case "message": {
           const msg = step.message;
@@ -133,11 +147,13 @@ export class InboundGroup {
             const firstFrame = sub.firstFrame(msg.sequence);
             try {
               this.#group = track.createGroup(msg.sequence, { firstFrame });
+              this.#track = track;
               this.#skip = firstFrame;
             } catch {
               // A duplicate or a closed copy: nobody needs these bytes.
               return "ignore";
             }
+            this.memory.created(track, this.#group);
           } else if (msg.type === "frame") {
             const group = this.#group;
             if (group === undefined || group.sealed) return "ignore";
@@ -149,11 +165,12 @@ export class InboundGroup {
             this.#bytes += msg.payload.length;
             if (this.#bytes > this.maxBytes) {
               // Aborting drops the frames already cached, so the limit bounds what the group holds.
-              group.abort();
+              this.#abort();
               return "oversized";
             }
             onFrame(msg.payload.length);
-            group.write(msg.payload, msg.timestamp);
+            group.write(compact(msg.payload), msg.timestamp);
+            if (this.#track !== undefined) this.memory.changed(this.#track);
           }
           continue;
         }
@@ -167,6 +184,21 @@ export class InboundGroup {
 
   /** The peer reset the group stream. */
   reset(): void {
-    this.#group?.abort();
+    this.#abort();
   }
+
+  #abort(): void {
+    this.#group?.abort();
+    if (this.#track !== undefined) this.memory.changed(this.#track);
+  }
+}
+
+/**
+ * The payload to cache: a frame that arrived inside a larger chunk is a view that keeps the whole
+ * chunk alive, so one that uses less than half of its buffer is copied. What the budget counts is
+ * then at least half of what is really held.
+ */
+function compact(payload: Uint8Array): Uint8Array {
+  // A copy by construction: `slice` of a Node Buffer would be another view.
+  return payload.byteLength * 2 < payload.buffer.byteLength ? new Uint8Array(payload) : payload;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GroupCache } from "./cache.js";
 import { Group } from "./group.js";
+import { Track } from "./track.js";
 
 describe("GroupCache", () => {
   it("evicts the oldest arrival beyond the count bound", () => {
@@ -25,5 +26,37 @@ describe("GroupCache", () => {
     for (let seq = 0; seq < 500; seq++) cache.insert(new Group(seq));
     expect(cache.arrival(cache.arrivalEnd - 2)?.item.lost).toBe(true);
     expect(cache.arrivalEnd - cache.arrivalStart).toBeLessThanOrEqual(1 + 64 + 32);
+  });
+
+  it("counts the payload bytes of the groups of its track and gives them back as groups go", () => {
+    const track = new Track("t", { maxGroups: 2 });
+    const a = track.createGroup(0);
+    a.write(new Uint8Array(10));
+    a.write(new Uint8Array(5));
+    const b = track.createGroup(1);
+    b.write(new Uint8Array(7));
+    expect([a.byteLength, track.bytes]).toEqual([15, 22]);
+    b.abort();
+    expect(track.bytes).toBe(15);
+    // The count bound evicts group 0 when group 2 comes.
+    track.createGroup(2);
+    track.createGroup(3).write(new Uint8Array(3));
+    expect(track.bytes).toBe(3);
+  });
+
+  it("evicts its oldest held group on demand, skipping groups already lost, and wakes the readers", () => {
+    const track = new Track("t");
+    const reader = track.subscribe({ start: 0 });
+    let wakes = 0;
+    reader.watch(() => (wakes += 1));
+    const a = track.createGroup(0);
+    a.write(new Uint8Array(4));
+    const b = track.createGroup(1);
+    b.write(new Uint8Array(4));
+    a.abort();
+    wakes = 0;
+    expect(track.evictOldest()).toBe(b);
+    expect([b.state, track.bytes, track.cached, wakes > 0]).toEqual(["evicted", 0, 0, true]);
+    expect(track.evictOldest()).toBeUndefined();
   });
 });

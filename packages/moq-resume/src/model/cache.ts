@@ -2,7 +2,8 @@
  * A bounded group cache: groups by sequence number plus their arrival log. Bounded by count and by
  * age (against an injected clock); eviction is oldest-arrival first and aborts the group
  * (`evicted`), which wakes its readers with an explicit loss. The log keeps a bounded tail of
- * evicted entries so a lagging cursor still learns which groups it lost.
+ * evicted entries so a lagging cursor still learns which groups it lost. It keeps the payload
+ * bytes its groups hold, so an owner can bound it in bytes too ({@link GroupCache.evictOldest}).
  * @module
  */
 import type { ArrivalEntry } from "@handoff/seqlog";
@@ -24,6 +25,7 @@ export class GroupCache {
   #log: ArrivalEntry<Group>[] = [];
   #base = 0;
   #live = 0;
+  #bytes = 0;
   readonly #maxTombstones: number;
 
   constructor(limits: CacheLimits = {}) {
@@ -40,6 +42,16 @@ export class GroupCache {
   /** One past the newest arrival index. */
   get arrivalEnd(): number {
     return this.#base + this.#log.length;
+  }
+
+  /** Payload bytes the held groups hold (kept up to date by {@link account}). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** A held group's payload grew or was dropped by `delta` bytes (groups call it). */
+  account(delta: number): void {
+    this.#bytes += delta;
   }
 
   /** How many groups are held (not evicted). */
@@ -84,6 +96,21 @@ export class GroupCache {
     }
     this.#trim();
     return evicted;
+  }
+
+  /** Evicts the oldest held group, if any, and returns it (its readers are told it is lost). */
+  evictOldest(): Group | undefined {
+    while (this.#live < this.arrivalEnd) {
+      const entry = this.arrival(this.#live);
+      const held = entry !== undefined && this.#groups.get(entry.seq) === entry.item && !entry.item.lost;
+      this.#evictOldest();
+      if (held) {
+        this.#trim();
+        return entry.item;
+      }
+    }
+    this.#trim();
+    return undefined;
   }
 
   /** Evicts every group (the copy is being dropped). */

@@ -31,14 +31,21 @@ export class Group implements SegmentItem {
   #timestamps: (number | undefined)[] | undefined;
   #state: GroupState = "open";
   #sealed = false;
+  #bytes = 0;
   readonly #notify: () => void;
+  readonly #account: (delta: number) => void;
 
-  /** @param notify called on every change, so readers can be woken */
-  constructor(sequence: number, options: GroupOptions = {}, notify: () => void = noop) {
+  /**
+   * @param notify called on every change, so readers can be woken
+   * @param account called with every change of the payload bytes held (a write adds, an abort or
+   *   eviction takes them all back), so a cache can keep its byte count without walking groups
+   */
+  constructor(sequence: number, options: GroupOptions = {}, notify: () => void = noop, account: (delta: number) => void = noop) {
     this.sequence = sequence;
     this.base = options.firstFrame ?? 0;
     this.createdAt = options.createdAt ?? 0;
     this.#notify = notify;
+    this.#account = account;
   }
 
   /** The lifecycle state. */
@@ -63,9 +70,7 @@ export class Group implements SegmentItem {
 
   /** Bytes of payload held. */
   get byteLength(): number {
-    let total = 0;
-    for (const frame of this.#frames) total += frame.byteLength;
-    return total;
+    return this.#bytes;
   }
 
   /**
@@ -108,8 +113,11 @@ export class Group implements SegmentItem {
       this.#timestamps[this.#frames.length] = timestamp;
     }
     this.#frames.push(payload);
+    const index = this.frameEnd - 1;
+    this.#bytes += payload.byteLength;
     this.#notify();
-    return this.frameEnd - 1;
+    this.#account(payload.byteLength);
+    return index;
   }
 
   /** Marks the group complete. No-op unless open. */
@@ -126,22 +134,26 @@ export class Group implements SegmentItem {
   evict(): void {
     if (this.lost) return;
     this.#state = "evicted";
-    this.#frames = [];
-    this.#timestamps = undefined;
+    this.#drop();
     this.#notify();
   }
 
   #close(state: "finished" | "aborted"): void {
     if (this.#state !== "open") return;
     this.#state = state;
-    if (state === "aborted") {
-      this.#frames = [];
-      this.#timestamps = undefined;
-    }
+    if (state === "aborted") this.#drop();
     this.#notify();
+  }
+
+  #drop(): void {
+    const bytes = this.#bytes;
+    this.#frames = [];
+    this.#timestamps = undefined;
+    this.#bytes = 0;
+    if (bytes > 0) this.#account(-bytes);
   }
 }
 
 function noop(): void {
-  // Groups made outside a track have nobody to wake.
+  // Groups made outside a track have nobody to wake and no cache to tell.
 }

@@ -53,9 +53,17 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
     if (this.#terminal !== undefined) throw new ClosedError(`track ${this.name}`);
     if (this.#cache.get(sequence) !== undefined) throw new DuplicateGroupError(sequence);
     this.#cache.expire(this.#clock.now());
-    const group = new Group(sequence, { createdAt: this.#clock.now(), ...options }, () => {
-      this.#watchers.notify();
-    });
+    const cache = this.#cache;
+    const group = new Group(
+      sequence,
+      { createdAt: this.#clock.now(), ...options },
+      () => {
+        this.#watchers.notify();
+      },
+      (delta) => {
+        cache.account(delta);
+      },
+    );
     this.#cache.insert(group);
     if (this.#latest === undefined || sequence > this.#latest) this.#latest = sequence;
     this.#watchers.notify();
@@ -87,6 +95,16 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
     return this.#cache.expire(this.#clock.now());
   }
 
+  /**
+   * Evicts the oldest held group (an owner bounding the copy in bytes); returns it, or undefined
+   * when nothing is held. Its readers are told it is lost.
+   */
+  evictOldest(): Group | undefined {
+    const group = this.#cache.evictOldest();
+    if (group !== undefined) this.#watchers.notify();
+    return group;
+  }
+
   /** Evicts every group (the copy is being discarded). */
   clear(): void {
     this.#cache.clear();
@@ -108,6 +126,11 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
   /** The highest sequence ever created. */
   get latest(): number | undefined {
     return this.#latest;
+  }
+
+  /** Payload bytes the cache holds. */
+  get bytes(): number {
+    return this.#cache.bytes;
   }
 
   /** How many groups the cache holds. */
