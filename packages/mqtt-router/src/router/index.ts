@@ -19,6 +19,7 @@ export {
   type Stale,
   type SubscribeRequest,
 } from "./router.js";
+export type { RetainedPage, RetainedView, SessionView, SubscriptionView } from "./session-view.js";
 export { NEVER_EXPIRES, Session, type ArmedWill, type Assigned, type Owner } from "./session.js";
 export type { DeliverySink, OutboundPublish } from "./sink.js";
 export { SnapshotStore } from "./snapshot-store.js";

@@ -11,6 +11,13 @@ class Node {
   constructor(readonly parent: Node | undefined, readonly level: string) {}
 }
 
+interface PageFrame {
+  readonly node: Node;
+  readonly depth: number;
+  readonly onPath: boolean;
+  readonly all: boolean;
+}
+
 /** The retained message store. */
 export class RetainedStore {
   readonly #root = new Node(undefined, "");
@@ -74,6 +81,50 @@ export class RetainedStore {
       node.parent.children.delete(node.level);
       node = node.parent;
     }
+  }
+
+  /**
+   * Up to `limit` retained messages whose topics match the plain filter `filter`, in topic order
+   * (level by level, a topic before the topics below it), starting after the topic `after`.
+   * Read-only: expired messages are skipped, not deleted. Topics starting with `$` are not
+   * matched by a leading wildcard [MQTT-4.7.2-1]. Returns one more than `limit` when there is
+   * more, so the caller knows a next page exists.
+   */
+  page(filter: string, after: string | undefined, limit: number, now: number): Message[] {
+    const levels = filter.split("/");
+    const cursor = after?.split("/");
+    const out: Message[] = [];
+    // Explicit stack, pushed in reverse order so pops come in topic order. `onPath`: the node's
+    // topic is a prefix of the cursor (or the cursor itself), so only what follows it counts.
+    const stack: PageFrame[] = [{ node: this.#root, depth: 0, onPath: cursor !== undefined, all: false }];
+    for (let frame = stack.pop(); frame !== undefined && out.length <= limit; frame = stack.pop()) {
+      const { node, depth, onPath, all } = frame;
+      const here = all || depth === levels.length || (levels[depth] === "#" && depth > 0);
+      const m = node.message;
+      if (here && !onPath && m !== undefined && !isExpired(m, now)) out.push(m);
+      let next: Node[];
+      let childAll = all;
+      if (all) next = [...node.children.values()];
+      else if (depth === levels.length) next = [];
+      else {
+        const level = levels[depth] ?? "";
+        if (level === "#" || level === "+") {
+          childAll = level === "#";
+          next = [...node.children.values()].filter((child) => !(depth === 0 && child.level.startsWith("$")));
+        } else {
+          const child = node.children.get(level);
+          next = child === undefined ? [] : [child];
+        }
+      }
+      next.sort((a, b) => (a.level < b.level ? -1 : a.level > b.level ? 1 : 0));
+      const bound = onPath && cursor !== undefined && depth < cursor.length ? cursor[depth] : undefined;
+      for (let i = next.length - 1; i >= 0; i--) {
+        const child = next[i];
+        if (child === undefined || (bound !== undefined && child.level < bound)) continue;
+        stack.push({ node: child, depth: depth + 1, onPath: bound !== undefined && child.level === bound, all: childAll });
+      }
+    }
+    return out;
   }
 
   /**

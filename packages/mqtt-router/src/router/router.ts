@@ -17,6 +17,7 @@ import { planDelivery, type DeliveryPlan } from "./plan.js";
 import { DEFAULT_MARKS, isBacklogged, isCongested, type PressureMarks } from "./pressure.js";
 import { RetainedStore } from "./retained-store.js";
 import { NEVER_EXPIRES, Session } from "./session.js";
+import { viewRetained, viewSession, viewSubscription, type RetainedPage, type SessionView, type SubscriptionView } from "./session-view.js";
 import { SharedGroup } from "./shared-group.js";
 import type { DeliverySink } from "./sink.js";
 import { RouterStats } from "./stats.js";
@@ -188,6 +189,86 @@ export class Router {
   /** The session of `clientId`, for inspection (tests, `$SYS`, admin). */
   session(clientId: string): Session | undefined {
     return this.#sessions.get(clientId);
+  }
+
+  /** A read-only view of `clientId`'s session, if it has one. */
+  sessionView(clientId: string): SessionView | undefined {
+    const session = this.#sessions.get(clientId);
+    return session === undefined ? undefined : viewSession(session);
+  }
+
+  /**
+   * Up to `limit` sessions (connected or not) as read-only views, in client id order (UTF-16
+   * code units) after the client id `after`; `next` is set when more follow.
+   */
+  sessionViews(options: { readonly after?: string | undefined; readonly limit: number }): { readonly sessions: readonly SessionView[]; readonly next?: string } {
+    const { after, limit } = options;
+    const ids = [...this.#sessions.keys()].filter((id) => after === undefined || id > after).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const page = ids.slice(0, Math.max(0, limit));
+    const sessions = page.flatMap((id) => {
+      const session = this.#sessions.get(id);
+      return session === undefined ? [] : [viewSession(session)];
+    });
+    const last = page.at(-1);
+    return ids.length > page.length && last !== undefined ? { sessions, next: last } : { sessions };
+  }
+
+  /** `clientId`'s subscriptions as read-only views, in filter order; undefined without a session. */
+  subscriptionViews(clientId: string): readonly SubscriptionView[] | undefined {
+    const session = this.#sessions.get(clientId);
+    if (session === undefined) return undefined;
+    return [...session.subscriptions.values()].sort((a, b) => (a.filter < b.filter ? -1 : a.filter > b.filter ? 1 : 0)).map(viewSubscription);
+  }
+
+  /** Queued and in-flight deliveries summed over every session. */
+  get queueTotals(): { readonly queued: number; readonly inflight: number } {
+    let queued = 0;
+    let inflight = 0;
+    for (const session of this.#sessions.values()) {
+      queued += session.queue.queuedCount;
+      inflight += session.queue.inflightCount;
+    }
+    return { queued, inflight };
+  }
+
+  /**
+   * Up to `limit` retained messages matching `filter` (a valid plain topic filter, no `$share/`)
+   * as read-only copies, in topic order after the topic `after`; `next` is set when more follow.
+   * Expired messages are skipped.
+   */
+  retainedPage(filter: string, options: { readonly after?: string | undefined; readonly limit: number }): RetainedPage {
+    const limit = Math.max(0, options.limit);
+    const found = this.#retained.page(filter, options.after, limit, this.#clock.now());
+    const messages = found.slice(0, limit).map(viewRetained);
+    const last = messages.at(-1);
+    return found.length > limit && last !== undefined ? { messages, next: last.topic } : { messages };
+  }
+
+  /**
+   * Ends the session of `clientId` on an operator's request, as expiry would: a pending will is
+   * published first [MQTT-3.1.2-8], then subscriptions and queue are discarded (counted as
+   * `session-discarded`) and the store deletes the session. Only a session nobody owns can be
+   * ended: a connected client must be disconnected first, so the fence of its connection is
+   * released by the router's own rules.
+   */
+  endSession(clientId: string): { readonly ok: true; readonly discarded: number } | { readonly ok: false; readonly reason: "unknown" | "connected" } {
+    const session = this.#sessions.get(clientId);
+    if (session === undefined) return { ok: false, reason: "unknown" };
+    if (session.owner !== undefined) return { ok: false, reason: "connected" };
+    const discarded = session.queue.count;
+    this.#expire(session);
+    return { ok: true, discarded };
+  }
+
+  /**
+   * Deletes the retained message of `topic`, as a retained PUBLISH with an empty payload would
+   * [MQTT-3.3.1-6], without routing anything to subscribers; the store records the deletion.
+   * False when the topic held none.
+   */
+  clearRetained(topic: string): boolean {
+    if (!this.#retained.delete(topic)) return false;
+    this.#store.retainedChanged(topic, undefined);
+    return true;
   }
 
   /**
