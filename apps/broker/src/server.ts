@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises";
 import type { TlsOptions } from "node:tls";
 import { topicLevels } from "@handoff/mqtt-router";
 import type { Logger } from "pino";
+import { createAdminRoutes, statsJson } from "./admin/index.js";
 import { Authenticator } from "./auth/index.js";
 import type { BrokerConfig, TlsFiles } from "./config/index.js";
 import { createHttpServer, type HttpServer } from "./http/index.js";
@@ -146,11 +147,21 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
           ...(store === undefined ? {} : { storage: storageStatus(store) }),
         }),
         uptimeSeconds: () => (Date.now() - started) / 1000,
+        routes: createAdminRoutes({
+          token: config.admin.token,
+          broker,
+          log,
+          stats: () => {
+            const ws = config.listeners.ws === undefined || ports.ws === undefined ? {} : { websocket: { port: ports.ws, path: config.listeners.ws.path } };
+            return statsJson({ router: broker.router, totals: () => metrics.totals(), now: () => Date.now(), uptimeSeconds: () => (Date.now() - started) / 1000, version: `handoff ${VERSION}`, ...ws });
+          },
+        }),
         onError: (err) => {
           log.warn({ err }, "HTTP request failed");
         },
       });
       ports.http = (await http.listen()).port;
+      if (config.admin.token !== undefined) log.info({ port: ports.http }, "admin API on /api/v1 and dashboard on /dashboard of the HTTP port");
     }
   } catch (err) {
     await stopAll();

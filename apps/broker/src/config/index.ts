@@ -10,6 +10,7 @@ export { usage } from "./usage.js";
 export { DEFAULTS, configSchema, type ConfigInput } from "./schema.js";
 export { OVERRIDES, ENV_PREFIX, CONFIG_ENV, type OverrideOption } from "./options.js";
 export type {
+  AdminConfig,
   AuthConfig,
   BrokerConfig,
   Endpoint,

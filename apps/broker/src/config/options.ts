@@ -48,6 +48,7 @@ export const OVERRIDES: readonly OverrideOption[] = [
   { flag: "allow-anonymous", env: `${ENV_PREFIX}ALLOW_ANONYMOUS`, path: ["auth", "allowAnonymous"], kind: "boolean", arg: "<bool>", help: "accept clients without a user name (default: true without a password file, false with one)" },
   { flag: "password-file", env: `${ENV_PREFIX}PASSWORD_FILE`, path: ["auth", "passwordFile"], kind: "string", arg: "<file>", help: "user:hash lines, written by `handoff-broker passwd <user>`" },
   { flag: "acl-file", env: `${ENV_PREFIX}ACL_FILE`, path: ["auth", "aclFile"], kind: "string", arg: "<file>", help: "topic access rules; without one every client may use every topic" },
+  { flag: "admin-token", env: `${ENV_PREFIX}ADMIN_TOKEN`, path: ["admin", "token"], kind: "string", arg: "<secret>", help: "turns on the admin API (/api/v1) and dashboard (/dashboard) on the HTTP port, behind this bearer token (at least 16 characters; prefer the environment variable, a flag shows in the process list)" },
 ];
 
 /** The environment variable naming the config file (the flag is `--config`). */

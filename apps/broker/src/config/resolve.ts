@@ -87,6 +87,7 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
     limits: input.limits,
     auth: { allowAnonymous, passwordFile: input.auth.passwordFile, aclFile: input.auth.aclFile, maxConcurrentChecks: input.auth.maxConcurrentChecks },
     queue: input.queue,
+    admin: { token: input.admin.token },
   };
 
   const { min, max } = input.limits.keepAlive;

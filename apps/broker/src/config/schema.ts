@@ -160,6 +160,17 @@ export const configSchema = z.strictObject({
       queueQos0Offline: z.boolean().default(false),
     })
     .prefault({}),
+  // The admin API and dashboard on the HTTP port; off without a token.
+  admin: z
+    .strictObject({
+      // Refinements, so a refusal names the rule but never echoes the secret.
+      token: z
+        .string()
+        .refine((token) => token.length >= 16 && token.length <= 4096, "must be 16 to 4096 characters long")
+        .refine((token) => /^\S*$/.test(token), "must not contain spaces")
+        .optional(),
+    })
+    .prefault({}),
 });
 
 /** Settings as the schema outputs them: every default filled in, listeners not yet resolved. */

@@ -101,6 +101,12 @@ export interface QueueConfig {
   readonly queueQos0Offline: boolean;
 }
 
+/** The admin API and dashboard (on the HTTP port). */
+export interface AdminConfig {
+  /** The bearer token they require; undefined: both are off (404). */
+  readonly token: string | undefined;
+}
+
 /** Everything the broker needs to start. */
 export interface BrokerConfig {
   /** The config file the settings were read from, if any. */
@@ -126,4 +132,5 @@ export interface BrokerConfig {
   readonly limits: LimitsConfig;
   readonly auth: AuthConfig;
   readonly queue: QueueConfig;
+  readonly admin: AdminConfig;
 }

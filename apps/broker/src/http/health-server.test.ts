@@ -125,6 +125,53 @@ describe("HTTP server", () => {
     expect([reply.headers["connection"], idle.length]).toEqual(["keep-alive", 1]);
   });
 
+  it("hands other paths to the extra routes, with the query and headers, and sends their reply", async () => {
+    const seen: unknown[] = [];
+    const server = createHttpServer({
+      host: "127.0.0.1",
+      port: 0,
+      registry: new Registry(),
+      status: () => ({ connections: 0 }),
+      routes: (request) => {
+        seen.push([request.method, request.path, request.query, request.headers["x-probe"], request.remote.startsWith("127.0.0.1:")]);
+        return Promise.resolve(request.path === "/extra" ? { status: 201, contentType: "text/plain", body: "made", headers: { "x-extra": "1" } } : undefined);
+      },
+    });
+    servers.push(server);
+    const address = await server.listen();
+    const made = await new Promise<Reply>((resolve, reject) => {
+      const req = httpRequest({ host: "127.0.0.1", port: address.port, method: "DELETE", path: "/extra?a=1", headers: { "x-probe": "p" } }, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        });
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    const passed = await request(address, "GET", "/other");
+    expect([made.status, made.body, made.headers["x-extra"], passed.status, seen]).toEqual([
+      201,
+      "made",
+      "1",
+      404,
+      [
+        ["DELETE", "/extra", "a=1", "p", true],
+        ["GET", "/other", "", undefined, true],
+      ],
+    ]);
+  });
+
+  it("answers 500 when an extra route fails, and keeps serving", async () => {
+    const errors: unknown[] = [];
+    const server = createHttpServer({ host: "127.0.0.1", port: 0, registry: new Registry(), status: () => ({ connections: 0 }), routes: () => Promise.reject(new Error("boom")), onError: (err) => errors.push(err) });
+    servers.push(server);
+    const address = await server.listen();
+    expect([(await request(address, "GET", "/x")).status, (await request(address, "GET", "/health")).status, errors.length]).toEqual([500, 200, 1]);
+  });
+
   it("refuses to bind a port that is taken", async () => {
     const { address } = await start();
     const second = createHttpServer({ host: "127.0.0.1", port: address.port, registry: new Registry(), status: () => ({ connections: 0 }) });

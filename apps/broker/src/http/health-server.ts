@@ -1,10 +1,11 @@
 /**
  * The broker's HTTP endpoint for operators: `GET /health` for load balancers and orchestrators,
- * `GET /metrics` for Prometheus. Nothing else is served: 404 for other paths, 405 for other
- * methods (HEAD is answered like GET, without a body).
+ * `GET /metrics` for Prometheus, and whatever extra {@link HttpRoutes} answer (the admin API and
+ * dashboard). Anything else: 404 for other paths, 405 for other methods (HEAD is answered like
+ * GET, without a body).
  * @module
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 
@@ -15,6 +16,29 @@ export interface HealthStatus {
   /** The durable store, if there is one: not ok (503) while it cannot take new work. */
   readonly storage?: { readonly ok: boolean; readonly consecutiveFailures: number; readonly pendingBytes: number };
 }
+
+/** A request as extra routes see it: no body is read (none of them takes one). */
+export interface HttpRequest {
+  readonly method: string;
+  /** The path, still percent-encoded, without the query. */
+  readonly path: string;
+  /** The query string without its `?` (empty when there is none). */
+  readonly query: string;
+  readonly headers: IncomingHttpHeaders;
+  /** `host:port` of the peer, for logs. */
+  readonly remote: string;
+}
+
+/** A complete answer of an extra route. */
+export interface HttpReply {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Extra routes: an answer for the paths they serve, undefined for the rest (then 404). */
+export type HttpRoutes = (request: HttpRequest) => Promise<HttpReply | undefined>;
 
 /** Options of {@link createHttpServer}. */
 export interface HttpServerOptions {
@@ -32,6 +56,8 @@ export interface HttpServerOptions {
   readonly closeGraceMs?: number;
   /** How long an idle keep-alive connection stays open, ms (default: node's 5000). */
   readonly keepAliveTimeoutMs?: number;
+  /** Asked for every path other than `/health` and `/metrics`. */
+  readonly routes?: HttpRoutes;
   /** Called with an error `/metrics` could not serialize (default: ignored; the client sees 500). */
   readonly onError?: (err: unknown) => void;
 }
@@ -46,7 +72,7 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-function send(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+function send(res: ServerResponse, status: number, contentType: string, body: string, headers: Readonly<Record<string, string>> = {}): void {
   res.writeHead(status, { "content-type": contentType, "cache-control": "no-store", "content-length": Buffer.byteLength(body), ...headers });
   res.end(res.req.method === "HEAD" ? undefined : body);
 }
@@ -59,10 +85,10 @@ function sendJson(res: ServerResponse, status: number, value: unknown, headers?:
  * The path of a request target, without its query. Not `new URL`: a target like `//[` is no URL
  * and would throw; only the exact paths served matter, anything else is a 404.
  */
-function pathOf(target: string | undefined): string {
+function splitTarget(target: string | undefined): { readonly path: string; readonly query: string } {
   const raw = target ?? "/";
   const query = raw.indexOf("?");
-  return query === -1 ? raw : raw.slice(0, query);
+  return query === -1 ? { path: raw, query: "" } : { path: raw.slice(0, query), query: raw.slice(query + 1) };
 }
 
 /** Creates the server (not yet listening). */
@@ -71,9 +97,12 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   let stopping = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = pathOf(req.url);
+    const { path, query } = splitTarget(req.url);
     if (path !== "/health" && path !== "/metrics") {
-      sendJson(res, 404, { error: "not found" });
+      const remote = `${req.socket.remoteAddress ?? "?"}:${String(req.socket.remotePort ?? 0)}`;
+      const reply = await options.routes?.({ method: req.method ?? "GET", path, query, headers: req.headers, remote });
+      if (reply === undefined) sendJson(res, 404, { error: "not found" });
+      else send(res, reply.status, reply.contentType, reply.body, reply.headers);
       return;
     }
     if (req.method !== "GET" && req.method !== "HEAD") {

@@ -1,5 +1,13 @@
 /**
- * The operators' HTTP endpoint: `/health` and `/metrics`.
+ * The operators' HTTP endpoint: `/health`, `/metrics`, and extra routes (the admin API, the dashboard).
  * @module
  */
-export { createHttpServer, type HealthStatus, type HttpServer, type HttpServerOptions } from "./health-server.js";
+export {
+  createHttpServer,
+  type HealthStatus,
+  type HttpReply,
+  type HttpRequest,
+  type HttpRoutes,
+  type HttpServer,
+  type HttpServerOptions,
+} from "./health-server.js";

@@ -9,6 +9,7 @@ import { GenerationAllocator, type Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
 import { allowAll, type AccessControl } from "./access.js";
 import { ClientHandler, type Durability, type HandlerContext } from "./client-handler.js";
+import type { ConnectionInfo } from "./connection-info.js";
 import { BrokerCounters } from "./counters.js";
 import { SLICE_BYTES } from "../listeners/paced-reader.js";
 import { FlowControl } from "./flow-control.js";
@@ -118,6 +119,37 @@ export class Broker {
   /** Open client connections. */
   get connections(): number {
     return this.#handlers.size;
+  }
+
+  /** The accepted connections that own their sessions now (for operators), in no set order. */
+  clients(): ConnectionInfo[] {
+    const out: ConnectionInfo[] = [];
+    for (const handler of this.#ctx.owners.values()) if (handler.info !== undefined) out.push(handler.info);
+    return out;
+  }
+
+  /** The accepted connection that owns `clientId`'s session now, if any. */
+  client(clientId: string): ConnectionInfo | undefined {
+    return this.#ctx.owners.get(clientId)?.info;
+  }
+
+  /**
+   * Disconnects `clientId` on an operator's request: MQTT 5 clients get DISCONNECT 0x98
+   * (Administrative action), 3.1.1 clients a close. The session stays, as after any
+   * server-side disconnect (its will applies). False when no connection owns the id.
+   */
+  kick(clientId: string): boolean {
+    const handler = this.#ctx.owners.get(clientId);
+    if (handler === undefined) return false;
+    this.#guard(handler, () => {
+      handler.disconnect(ReasonCode.AdministrativeAction, "disconnected by an administrator");
+    });
+    return true;
+  }
+
+  /** Resolves once the store has committed every change recorded so far (at once without one). */
+  async committed(): Promise<void> {
+    await this.#ctx.durability?.flush();
   }
 
   /** Wires a new client transport; returns the callbacks the transport reports to. */

@@ -23,6 +23,7 @@ import {
 import type { Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
 import type { AccessControl, ClientIdentity, EnhancedExchange, EnhancedStep } from "./access.js";
+import type { ConnectionInfo } from "./connection-info.js";
 import type { BrokerCounters } from "./counters.js";
 import type { FlowControl, Hold } from "./flow-control.js";
 import { HeldLane } from "./held-lane.js";
@@ -112,6 +113,7 @@ export class ClientHandler implements DeliverySink {
   #head = 0;
   #busy = false;
   #identity: ClientIdentity | undefined;
+  #info: ConnectionInfo | undefined;
   /** The flow control wait this handler is in, if any (see held-lane.ts). */
   #hold: Hold | undefined;
   readonly #lane = new HeldLane();
@@ -145,6 +147,11 @@ export class ClientHandler implements DeliverySink {
   /** The client id, once CONNECT was accepted. */
   get clientId(): string | undefined {
     return this.#identity?.clientId;
+  }
+
+  /** Who is connected, from where and how, once CONNECT was accepted (for operators). */
+  get info(): ConnectionInfo | undefined {
+    return this.#info;
   }
 
   /** Bytes from the client. */
@@ -592,6 +599,16 @@ export class ClientHandler implements DeliverySink {
     // CONNACK is queued first; only then may the router resend and drain the session.
     router.bind(request.clientId, outcome.generation);
     counters.connects += 1;
+    this.#info = {
+      clientId: request.clientId,
+      ...(identity.username === undefined ? {} : { username: identity.username }),
+      remote: this.#transport.remote,
+      listener: this.#transport.listener,
+      protocolVersion: request.protocolVersion,
+      connectedAt: this.#ctx.clock.now(),
+      keepAlive: serverKeepAlive ?? request.keepAlive,
+      cleanStart: request.cleanStart,
+    };
     // What mosquitto users read their logs for: who, from where, how.
     log.info(
       {
