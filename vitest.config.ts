@@ -14,8 +14,8 @@ const projects = groups.flatMap((group) => {
       test: { name: entry.name, root: new URL(`./${entry.name}/`, dir).pathname },
     }));
 });
-// The root launcher (`node scripts/start.mjs`) is tested from outside, as a user runs it.
-projects.push({ extends: true, test: { name: "launcher", root: new URL("./scripts/", import.meta.url).pathname, include: ["*.test.ts"], globalSetup: ["./build.global-setup.ts"] } });
+// The workspace as a user meets it (scripts/): the launcher, the bins, deploy copies and packed packages.
+projects.push({ extends: true, test: { name: "workspace", root: new URL("./scripts/", import.meta.url).pathname, include: ["*.test.ts"], globalSetup: ["./build.global-setup.ts"] } });
 
 // Source-first: workspace packages resolve to their TypeScript sources, no build needed.
 // (No "import" here: it would also reach Node for externalised CommonJS dependencies, and MQTT.js's

@@ -1,33 +1,21 @@
 // deploy/: the install path the systemd units and the Dockerfile use. `pnpm deploy` copies an app
 // with only its production dependencies; the copy must run on its own, outside the workspace.
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { pnpm, sh, works } from "./test-helpers.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
-const run = promisify(execFile);
-const pnpm = ["-y", "pnpm@12.4.2"];
 const out = mkdtempSync(join(tmpdir(), "handoff-deploy-"));
 
 afterAll(() => {
   rmSync(out, { recursive: true, force: true });
 });
-
-/** Whether a command runs at all here (docker's client may exist without a daemon). */
-async function works(command: string, args: readonly string[]): Promise<boolean> {
-  try {
-    await run(command, [...args], { timeout: 10_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Starts a deployed app's bin with free ports and resolves with its "listening" log record. */
 async function listening(bin: string, args: readonly string[]): Promise<{ stop: () => Promise<number | null>; record: Record<string, unknown> }> {
@@ -54,7 +42,7 @@ async function listening(bin: string, args: readonly string[]): Promise<{ stop: 
 
 describe("deploy", () => {
   it("a deployed broker runs outside the workspace and answers /health", async () => {
-    await run("npx", [...pnpm, "--filter", "broker", "deploy", "--prod", "--legacy", join(out, "broker")], { cwd: root, timeout: 60_000 });
+    await pnpm(["--filter", "broker", "deploy", "--prod", "--legacy", join(out, "broker")], { cwd: root });
     const app = await listening(join(out, "broker", "bin", "handoff-broker.js"), ["--port", "0", "--ws-port", "0", "--http-port", "0", "--data-dir", join(out, "data")]);
     const health = await fetch(`http://127.0.0.1:${String(app.record["http"])}/health`);
     expect(health.status).toBe(200);
@@ -62,7 +50,7 @@ describe("deploy", () => {
   }, 90_000);
 
   it("a deployed relay runs outside the workspace and answers /health", async () => {
-    await run("npx", [...pnpm, "--filter", "relay", "deploy", "--prod", "--legacy", join(out, "relay")], { cwd: root, timeout: 60_000 });
+    await pnpm(["--filter", "relay", "deploy", "--prod", "--legacy", join(out, "relay")], { cwd: root });
     const app = await listening(join(out, "relay", "bin", "handoff-relay.js"), ["--host", "127.0.0.1", "--port", "0"]);
     const health = await fetch(`http://127.0.0.1:${String(app.record["http"])}/health`);
     expect(health.status).toBe(200);
@@ -72,7 +60,7 @@ describe("deploy", () => {
   it("the systemd units pass systemd-analyze verify", async (ctx) => {
     if (!(await works("systemd-analyze", ["--version"]))) ctx.skip("systemd-analyze is not installed here");
     for (const unit of ["handoff-broker.service", "handoff-relay.service"]) {
-      const { stderr } = await run("systemd-analyze", ["verify", join(root, "deploy", "systemd", unit)], { timeout: 30_000 });
+      const { stderr } = await sh("systemd-analyze", ["verify", join(root, "deploy", "systemd", unit)], { cwd: root, timeoutMs: 30_000 });
       expect(stderr).toBe("");
     }
   }, 60_000);
@@ -80,7 +68,7 @@ describe("deploy", () => {
   it("the Dockerfile builds both images", async (ctx) => {
     if (!(await works("docker", ["info"]))) ctx.skip("no docker daemon answers here");
     for (const target of ["broker", "relay"]) {
-      await run("docker", ["build", "--target", target, "-t", `handoff-${target}:test`, root], { timeout: 600_000 });
+      await sh("docker", ["build", "--target", target, "-t", `handoff-${target}:test`, root], { cwd: root, timeoutMs: 600_000 });
     }
   }, 1_300_000);
 });

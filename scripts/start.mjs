@@ -8,7 +8,7 @@
 // and the other way round.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { apps, buildApps } from "./build-apps.mjs";
+import { apps, buildApps } from "./build.mjs";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 
