@@ -7,7 +7,7 @@ import type { MqttClient } from "mqtt";
 import { describe, expect, it } from "vitest";
 import { deliveryViolations, type Published, type Received } from "../e2e/delivery-oracle.js";
 import type { Got } from "../e2e/harness.js";
-import { CrashWorld, type KillPoint } from "./crash-world.test-helpers.js";
+import { CrashWorld, recordPublisher, type KillPoint } from "./crash-world.test-helpers.js";
 
 type Mode = "at-once" | "late-pubrec" | "late-pubcomp" | "offline";
 
@@ -101,23 +101,7 @@ async function run(kill: KillPoint | undefined): Promise<{ readonly violations: 
       const client = await world.client(p.id, {}, (c) => {
         if (process.env["CRASH_TRACE"] === p.id) trace(p.id, c);
       });
-      // Acknowledged is what reached the publisher's socket: PUBACK/PUBCOMP for a packet id it
-      // last used for that payload (MQTT.js callbacks of resent messages may not fire).
-      const inFlight = new Map<number, string>();
-      client.on("packetsend", (packet) => {
-        if (packet.cmd === "publish" && packet.messageId !== undefined) {
-          const payload = String(packet.payload);
-          inFlight.set(packet.messageId, payload);
-          p.sends.set(payload, (p.sends.get(payload) ?? 0) + 1);
-        }
-      });
-      client.on("packetreceive", (packet) => {
-        if ((packet.cmd === "puback" || packet.cmd === "pubcomp") && packet.messageId !== undefined) {
-          const payload = inFlight.get(packet.messageId);
-          inFlight.delete(packet.messageId);
-          if (payload !== undefined && !p.acknowledged.includes(payload)) p.acknowledged.push(payload);
-        }
-      });
+      recordPublisher(client, p);
       p.client = client;
     }
     await world.settle();

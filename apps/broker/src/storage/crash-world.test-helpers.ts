@@ -8,7 +8,7 @@ import { Duplex } from "node:stream";
 import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSubscription } from "@handoff/mqtt-router";
 import { MqttClient, Store, type IClientOptions } from "mqtt";
 import { pino } from "pino";
-import { Broker } from "../mqtt/broker.js";
+import { Broker, type BrokerOptions } from "../mqtt/broker.js";
 import type { Durability } from "../mqtt/client-handler.js";
 import type { TransportEvents } from "../mqtt/transport.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -94,7 +94,7 @@ export class Life {
       },
     });
     const store = new DyingStore(this.store, this);
-    this.broker = new Broker({ log: pino({ level: "silent" }), store, restore: this.store.load(), tickMs: 3_600_000 });
+    this.broker = new Broker({ tickMs: 3_600_000, ...world.brokerOptions, log: pino({ level: "silent" }), store, restore: this.store.load() });
   }
 
   /** Dies at `kill`, its commit counted from now. */
@@ -208,7 +208,8 @@ export class CrashWorld {
   // it is given them again.
   readonly #stores = new WeakMap<MqttClient, { readonly incomingStore: Store; readonly outgoingStore: Store }>();
 
-  constructor() {
+  /** @param brokerOptions settings every process of this world starts with (queue bounds, flow control) */
+  constructor(readonly brokerOptions: Omit<Partial<BrokerOptions>, "log" | "store" | "restore"> = {}) {
     this.life = new Life(this);
   }
 
@@ -288,4 +289,35 @@ export class CrashWorld {
 /** One event-loop turn (timers, I/O, immediates). */
 export function turn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** What a publisher sent and had acknowledged, as its own socket saw it. */
+export interface PublisherRecord {
+  /** Payloads whose PUBACK/PUBCOMP (success) arrived, in arrival order. */
+  readonly acknowledged: string[];
+  /** PUBLISH packets sent per payload (more than one: a resend, which MQTT.js sends without DUP). */
+  readonly sends: Map<string, number>;
+}
+
+/**
+ * Records `client`'s acknowledgements from its packets into `record`: a PUBACK/PUBCOMP for the
+ * packet id it last used for a payload (MQTT.js's callbacks of resent messages may not fire).
+ */
+export function recordPublisher(client: MqttClient, record: PublisherRecord = { acknowledged: [], sends: new Map() }): PublisherRecord {
+  const inFlight = new Map<number, string>();
+  client.on("packetsend", (packet) => {
+    if (packet.cmd === "publish" && packet.messageId !== undefined) {
+      const payload = String(packet.payload);
+      inFlight.set(packet.messageId, payload);
+      record.sends.set(payload, (record.sends.get(payload) ?? 0) + 1);
+    }
+  });
+  client.on("packetreceive", (packet) => {
+    if ((packet.cmd === "puback" || packet.cmd === "pubcomp") && packet.messageId !== undefined) {
+      const payload = inFlight.get(packet.messageId);
+      inFlight.delete(packet.messageId);
+      if (payload !== undefined && !record.acknowledged.includes(payload)) record.acknowledged.push(payload);
+    }
+  });
+  return record;
 }
