@@ -4,8 +4,9 @@
 // directory each time. Every client is persistent (Clean Start 0, long Session Expiry) and
 // reconnects with the same client id and the same MQTT.js object, whose stores keep its in-flight
 // messages both ways. At the end the offline subscribers come back, and the delivery oracle checks
-// that every message a publisher got PUBACK/PUBCOMP for reached every subscriber owed it, exactly
-// once at QoS 2 and at least once (DUP=1 on repeats) at QoS 1, in order per publisher.
+// that every message a publisher got PUBACK/PUBCOMP for (and every QoS 2 one it got PUBREC for)
+// reached every subscriber owed it, exactly once at QoS 2 and at least once (DUP=1 on repeats) at
+// QoS 1, in order per publisher.
 // Shared by the e2e test (short) and `pnpm soak` (long).
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,7 +50,15 @@ export interface CrashLoopReport {
   readonly qos: 1 | 2;
   readonly kills: number;
   readonly published: number;
+  /** Publishes whose PUBACK/PUBCOMP arrived. */
   readonly acknowledged: number;
+  /**
+   * QoS 2 publishes whose PUBREC arrived but whose PUBCOMP was lost with a killed process: the
+   * restarted broker, which had stored the release, answered the repeated PUBREL with PUBCOMP 0x92
+   * (Packet Identifier not found, "not an error during recovery" in MQTT 5). They are owed to every
+   * subscriber like acknowledged ones.
+   */
+  readonly recovered: number;
   /** Messages subscribers received, repeats included. */
   readonly delivered: number;
   /** Of those, repeats (QoS 1 DUP=1 resends, or copies of a message its publisher sent twice). */
@@ -65,8 +74,17 @@ const EXPIRY = 86_400;
 class LoadPublisher {
   next = 0;
   outstanding = 0;
+  /** Payloads whose PUBACK/PUBCOMP (success) arrived. */
   readonly acknowledged: string[] = [];
   readonly #acked = new Set<string>();
+  /**
+   * Payloads the broker took over: acknowledged, or (QoS 2) whose PUBREC arrived — the broker sends
+   * it only once the message is stored, and the publisher may not send the PUBLISH again.
+   */
+  readonly owed: string[] = [];
+  readonly #owed = new Set<string>();
+  /** QoS 2 releases answered PUBCOMP 0x92 after a restart (see {@link CrashLoopReport.recovered}). */
+  recovered = 0;
   readonly sends = new Map<string, number>();
   readonly refused: string[] = [];
   readonly client: MqttClient;
@@ -89,17 +107,35 @@ class LoadPublisher {
       this.sends.set(payload, (this.sends.get(payload) ?? 0) + 1);
     });
     this.client.on("packetreceive", (packet) => {
-      if ((packet.cmd !== "puback" && packet.cmd !== "pubcomp") || packet.messageId === undefined) return;
+      if ((packet.cmd !== "puback" && packet.cmd !== "pubrec" && packet.cmd !== "pubcomp") || packet.messageId === undefined) return;
       const payload = this.#byPacketId.get(packet.messageId);
       if (payload === undefined) return;
-      this.#byPacketId.delete(packet.messageId);
       const code = packet.reasonCode ?? 0;
+      if (packet.cmd === "pubrec") {
+        if (code === 0 || code === 0x10) this.#owe(payload);
+        return;
+      }
+      this.#byPacketId.delete(packet.messageId);
+      // The release was stored and the PUBCOMP lost with the process: the restarted broker no
+      // longer knows the id, which MQTT 5 says is no error during recovery (the message went on
+      // when the PUBREC was sent). MQTT.js still reports it as a failed publish.
+      if (packet.cmd === "pubcomp" && code === 0x92 && this.#owed.has(payload)) {
+        this.recovered += 1;
+        return;
+      }
       if (code !== 0 && code !== 0x10) return; // a refusal acknowledges nothing
       if (!this.#acked.has(payload)) {
         this.#acked.add(payload);
         this.acknowledged.push(payload);
       }
+      this.#owe(payload);
     });
+  }
+
+  #owe(payload: string): void {
+    if (this.#owed.has(payload)) return;
+    this.#owed.add(payload);
+    this.owed.push(payload);
   }
 
   /** One more publish if the window has room; false if it has none. */
@@ -109,13 +145,14 @@ class LoadPublisher {
     this.outstanding += 1;
     this.client.publish(`${TOPIC}/${this.id}`, payload, { qos: this.qos }, (err) => {
       this.outstanding -= 1;
-      if (err instanceof Error) this.refused.push(`${payload}: ${err.message}`);
+      if (err instanceof Error && !(this.#owed.has(payload) && "code" in err && err.code === 0x92)) this.refused.push(`${payload}: ${err.message}`);
     });
     return true;
   }
 
+  /** For the oracle: what the broker took over is owed, which includes everything acknowledged. */
   get published(): Published {
-    return { publisher: this.id, qos: this.qos, acknowledged: this.acknowledged, sends: this.sends };
+    return { publisher: this.id, qos: this.qos, acknowledged: this.owed, sends: this.sends };
   }
 }
 
@@ -286,7 +323,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       if (s.client !== undefined) clients.push(s.client);
     }
     const subscribers = [...online, ...offline];
-    const owed = publishers.flatMap((p) => p.acknowledged);
+    const owed = publishers.flatMap((p) => p.owed);
     const drained = await until(
       () => subscribers.every((s) => {
         const have = new Set(s.got.map((g) => g.payload));
@@ -313,6 +350,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       kills: killed,
       published: publishers.reduce((n, p) => n + p.next, 0),
       acknowledged: acked(),
+      recovered: publishers.reduce((n, p) => n + p.recovered, 0),
       delivered,
       repeats: delivered - distinct,
       elapsedMs: Date.now() - started,
