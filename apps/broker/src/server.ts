@@ -107,12 +107,23 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
       overflow: config.queue.overflow,
       queueQos0Offline: config.queue.queueQos0Offline,
       maxSessionExpiry: limits.maxSessionExpiry,
+      maxSessions: limits.maxSessions,
+      maxSubscriptionsPerSession: limits.maxSubscriptionsPerSession,
+      maxRetainedMessages: limits.maxRetainedMessages,
+      maxRetainedBytes: limits.maxRetainedBytes,
     },
   });
   const metrics = createBrokerMetrics();
   metrics.observeRouter(broker.router);
   metrics.observeConnections(() => broker.connections);
-  registerSafetyMetrics(metrics.registry, broker.counters);
+  registerSafetyMetrics(metrics.registry, {
+    get handlerErrors() {
+      return broker.counters.handlerErrors;
+    },
+    get limitsExceeded() {
+      return broker.limitsExceeded();
+    },
+  });
   metrics.observeTraffic(broker.counters);
   if (store !== undefined) observeStore(metrics.registry, store, () => broker.counters.publishesRefusedStorage);
 
@@ -124,8 +135,8 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
     http?.beginShutdown();
     // Stop accepting first; a listener's close completes only once its connections are gone,
     // which is what broker.close() brings about (DISCONNECT 0x8B, then close).
-    const closing = Promise.all(listeners.map((l) => l.close()));
-    await broker.close();
+    const closing = Promise.all(listeners.map((l) => l.close(config.shutdownGraceMs)));
+    await broker.close(config.shutdownGraceMs);
     await closing;
     await http?.close();
     await store?.close();

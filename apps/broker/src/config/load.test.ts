@@ -71,6 +71,15 @@ describe("loadConfig defaults", () => {
     expect(load(["--config", "b.yaml"], {}, { "b.yaml": "limits: { maxBytesBeforeConnack: 4096 }\n" }).limits.maxBytesBeforeConnack).toBe(4096);
   });
 
+  it("caps sessions, subscriptions per session and retained messages by default, and gives clients 2 s at shutdown", () => {
+    const config = load([]);
+    expect(config.limits).toMatchObject({ maxSessions: 100_000, maxSubscriptionsPerSession: 10_000, maxRetainedMessages: 100_000, maxRetainedBytes: 268_435_456 });
+    expect(config.shutdownGraceMs).toBe(2000);
+    const set = load(["--config", "b.yaml"], {}, { "b.yaml": "shutdownGraceMs: 100\nlimits: { maxSessions: 5, maxSubscriptionsPerSession: 6, maxRetainedMessages: 7, maxRetainedBytes: 8 }\n" });
+    expect(set.limits).toMatchObject({ maxSessions: 5, maxSubscriptionsPerSession: 6, maxRetainedMessages: 7, maxRetainedBytes: 8 });
+    expect(set.shutdownGraceMs).toBe(100);
+  });
+
   it("records that no config file was read", () => {
     expect(load([]).configFile).toBeUndefined();
   });

@@ -84,6 +84,7 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
     setAsideCorrupt: input.setAsideCorrupt,
     logLevel: input.logLevel,
     logPretty: input.logPretty,
+    shutdownGraceMs: input.shutdownGraceMs,
     limits: input.limits,
     auth: { allowAnonymous, passwordFile: input.auth.passwordFile, aclFile: input.auth.aclFile, maxConcurrentChecks: input.auth.maxConcurrentChecks },
     queue: input.queue,

@@ -50,7 +50,12 @@ export const DEFAULTS = {
   stallSeconds: 5,
   connectTimeout: 10,
   maxBytesBeforeConnack: 1_048_576,
+  maxSessions: 100_000,
+  maxSubscriptionsPerSession: 10_000,
+  maxRetainedMessages: 100_000,
+  maxRetainedBytes: 268_435_456,
   overflow: "drop-oldest",
+  shutdownGraceMs: 2000,
 } as const;
 
 const port = z.number().int().min(0).max(65_535);
@@ -118,6 +123,7 @@ export const configSchema = z.strictObject({
   setAsideCorrupt: z.boolean().default(false),
   logLevel: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel),
   logPretty: z.boolean().default(false),
+  shutdownGraceMs: int(0, 3_600_000).default(DEFAULTS.shutdownGraceMs),
   limits: z
     .strictObject({
       maxConnections: int(1, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxConnections),
@@ -143,6 +149,10 @@ export const configSchema = z.strictObject({
       stallSeconds: z.number().positive().max(3600).default(DEFAULTS.stallSeconds),
       connectTimeout: int(1, 3600).default(DEFAULTS.connectTimeout),
       maxBytesBeforeConnack: int(0, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxBytesBeforeConnack),
+      maxSessions: int(1, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxSessions),
+      maxSubscriptionsPerSession: int(1, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxSubscriptionsPerSession),
+      maxRetainedMessages: int(0, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxRetainedMessages),
+      maxRetainedBytes: int(0, Number.MAX_SAFE_INTEGER).default(DEFAULTS.maxRetainedBytes),
     })
     .prefault({}),
   auth: z

@@ -79,6 +79,14 @@ export interface LimitsConfig {
   readonly connectTimeout: number;
   /** Bytes of packets a client may send after CONNECT before its CONNACK; more: CONNACK 0x97 (3.1.1: 3), close. */
   readonly maxBytesBeforeConnack: number;
+  /** Sessions held at once, connected or not; a CONNECT that would create one more gets CONNACK 0x97 (3.1.1: 3). */
+  readonly maxSessions: number;
+  /** Subscriptions one session holds; a new filter past it gets SUBACK 0x97 (3.1.1: 0x80). */
+  readonly maxSubscriptionsPerSession: number;
+  /** Topics holding a retained message; a retained message for a new topic past it is delivered, not stored. */
+  readonly maxRetainedMessages: number;
+  /** Bytes the retained messages hold (topic, payload, properties); a retained message past it is delivered, not stored. */
+  readonly maxRetainedBytes: number;
 }
 
 /** Authentication and authorization files. */
@@ -129,6 +137,11 @@ export interface BrokerConfig {
    * only (the broker logs how to open it up).
    */
   readonly loopbackOnly: boolean;
+  /**
+   * On shutdown, how long clients get to take their DISCONNECT and close (ms); connections still
+   * open then (a client that neither reads nor closes) are destroyed.
+   */
+  readonly shutdownGraceMs: number;
   readonly limits: LimitsConfig;
   readonly auth: AuthConfig;
   readonly queue: QueueConfig;

@@ -14,8 +14,13 @@ import { socketTransport } from "./socket-transport.js";
 export interface Listening {
   readonly kind: "tcp" | "tls" | "ws" | "wss";
   readonly address: AddressInfo;
-  /** Stops accepting; open connections are the broker's to close. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting and resolves once every connection is gone; open connections are the
+   * broker's to close. After `graceMs` (default: no deadline) the sockets still open are
+   * destroyed: a peer that never reads nor closes (or never finishes a TLS or WebSocket
+   * handshake) cannot hold the shutdown open.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 function serve(server: Server, kind: "tcp" | "tls", broker: Broker, log: Logger): void {
@@ -55,6 +60,12 @@ function serve(server: Server, kind: "tcp" | "tls", broker: Broker, log: Logger)
 
 /** Binds `server` and resolves with its address. */
 export function bind(server: Server, host: string, port: number, kind: Listening["kind"]): Promise<Listening> {
+  // Every accepted socket, handshakes under way included, so a shutdown deadline can cut them.
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
@@ -67,9 +78,15 @@ export function bind(server: Server, host: string, port: number, kind: Listening
       resolve({
         kind,
         address,
-        close: () =>
+        close: (graceMs = Number.POSITIVE_INFINITY) =>
           new Promise<void>((done) => {
+            const deadline = Number.isFinite(graceMs)
+              ? setTimeout(() => {
+                  for (const socket of sockets) socket.destroy();
+                }, graceMs)
+              : undefined;
             server.close(() => {
+              clearTimeout(deadline);
               done();
             });
           }),

@@ -109,9 +109,9 @@ export function listenWs(
   });
   return bind(server, options.host, options.port, kind).then((listening) => ({
     ...listening,
-    close: async () => {
+    close: async (graceMs?: number) => {
       wss.close();
-      await listening.close();
+      await listening.close(graceMs);
     },
   }));
 }

@@ -13,6 +13,7 @@ import type { ConnectionInfo } from "./connection-info.js";
 import { BrokerCounters } from "./counters.js";
 import { SLICE_BYTES } from "../listeners/paced-reader.js";
 import { FlowControl } from "./flow-control.js";
+import { DeniedSummary, LimitSummary } from "./log-summary.js";
 import type { Transport, TransportEvents } from "./transport.js";
 import { PublishTemplates } from "./publish-templates.js";
 
@@ -57,6 +58,18 @@ export interface BrokerOptions {
 
 const wallClock: Clock = { now: () => Date.now() };
 
+/** The setting behind each limit name of `limitsExceeded`, for the log. */
+const LIMIT_SETTINGS: Readonly<Record<string, string>> = {
+  connections: "limits.maxConnections",
+  sessions: "limits.maxSessions",
+  "subscriptions-per-session": "limits.maxSubscriptionsPerSession",
+  "retained-messages": "limits.maxRetainedMessages",
+  "retained-bytes": "limits.maxRetainedBytes",
+  "bytes-before-connack": "limits.maxBytesBeforeConnack",
+  "filters-per-subscribe": "limits.maxFiltersPerSubscribe",
+  "packet-size": "limits.maxPacketSize",
+};
+
 /** The broker core. */
 export class Broker {
   readonly router: Router;
@@ -66,6 +79,8 @@ export class Broker {
   readonly #transports = new Map<ClientHandler, Transport>();
   readonly #maxConnections: number;
   readonly #timer: NodeJS.Timeout;
+  readonly #denied: DeniedSummary;
+  readonly #limitLog: LimitSummary;
   #closing = false;
 
   constructor(options: BrokerOptions) {
@@ -78,6 +93,8 @@ export class Broker {
     });
     if (options.restore !== undefined) this.router.restore(options.restore);
     this.#maxConnections = options.maxConnections ?? Number.POSITIVE_INFINITY;
+    this.#denied = new DeniedSummary(options.log, clock.now());
+    this.#limitLog = new LimitSummary(options.log, () => this.limitsExceeded(), LIMIT_SETTINGS, clock.now());
     this.#ctx = {
       router: this.router,
       clock,
@@ -104,6 +121,7 @@ export class Broker {
       templates: new PublishTemplates(),
       flow: new FlowControl((clientId) => this.router.backlogged(clientId), options.stallMs ?? 5000),
       maxClientBuffer: options.maxClientBuffer ?? 16 * 1024 * 1024,
+      denied: this.#denied,
       defer: (handler, work) => {
         setImmediate(() => {
           if (this.#handlers.has(handler)) this.#guard(handler, work);
@@ -150,6 +168,11 @@ export class Broker {
   /** Resolves once the store has committed every change recorded so far (at once without one). */
   async committed(): Promise<void> {
     await this.#ctx.durability?.flush();
+  }
+
+  /** How often each limit refused something, by limit name: the connections' and the router's. */
+  limitsExceeded(): Record<string, number> {
+    return { ...this.counters.limitsExceeded, ...this.router.stats.limitsExceeded };
   }
 
   /** Wires a new client transport; returns the callbacks the transport reports to. */
@@ -222,6 +245,8 @@ export class Broker {
     }
     for (const event of this.router.tick()) this.#ctx.log.info(event, event.kind);
     this.#cutStalled(now);
+    this.#denied.flush(now);
+    this.#limitLog.flush(now);
   }
 
   // Flow control's budget: a subscriber that held publishers back too long is disconnected (0x97);
@@ -240,7 +265,8 @@ export class Broker {
 
   /**
    * Stops: every MQTT 5 client gets DISCONNECT 0x8B (Server shutting down) [MQTT-3.14.2], 3.1.1
-   * clients a close; resolves once all connections are gone or after `graceMs`.
+   * clients a close; resolves once all connections are gone. Those still open after `graceMs` (a
+   * client that neither reads nor closes its side) are destroyed then, and logged.
    */
   async close(graceMs = 2000): Promise<void> {
     this.#closing = true;
@@ -252,5 +278,12 @@ export class Broker {
     }
     const deadline = Date.now() + graceMs;
     while (this.#handlers.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    if (this.#handlers.size === 0) return;
+    this.#ctx.log.warn({ connections: this.#handlers.size, graceMs }, "shutdown: connections still open after the grace period destroyed");
+    for (const transport of this.#transports.values()) transport.destroy();
+    // The transports report their close (and the handlers release their sessions) as they go,
+    // which a destroyed socket does on the next turns.
+    const cut = Date.now() + 1000;
+    while (this.#handlers.size > 0 && Date.now() < cut) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -27,6 +27,7 @@ import type { ConnectionInfo } from "./connection-info.js";
 import type { BrokerCounters } from "./counters.js";
 import type { FlowControl, Hold } from "./flow-control.js";
 import { HeldLane } from "./held-lane.js";
+import type { DeniedSummary } from "./log-summary.js";
 import type { PublishTemplates } from "./publish-templates.js";
 import type { Transport } from "./transport.js";
 
@@ -60,6 +61,8 @@ export interface HandlerContext {
   readonly flow: FlowControl;
   /** Unsent bytes a client may hold before it is dropped as not reading. */
   readonly maxClientBuffer: number;
+  /** Publishes and subscriptions the ACL denied, summed up in the log once per interval. */
+  readonly denied: DeniedSummary;
   /** Runs `work` for `handler` on a later turn of the event loop, under the broker's error guard. */
   readonly defer: (handler: ClientHandler, work: () => void) => void;
 }
@@ -97,9 +100,10 @@ interface CommitBarrier {
 type Step = Action | CommitBarrier;
 
 // A payload decoded from a socket chunk is a view into that chunk; a message kept on a queue must
-// not pin the whole chunk, so it gets its own copy unless it already is the whole buffer.
-function own(payload: Uint8Array): Uint8Array {
-  return payload.byteOffset === 0 && payload.byteLength === payload.buffer.byteLength ? payload : payload.slice();
+// not pin the whole chunk, so it gets its own copy unless it already is the whole buffer. Not
+// `bytes.slice()`: on a Node Buffer (what sockets deliver) that is a view as well.
+function own(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
 const PROTOCOL_NAMES = { 3: "MQTT 3.1", 4: "MQTT 3.1.1", 5: "MQTT 5.0" } as const;
@@ -469,6 +473,7 @@ export class ClientHandler implements DeliverySink {
     const { access, log, counters } = this.#ctx;
     if (this.#overLimit) {
       counters.connectsRefused += 1;
+      counters.limitExceeded("connections");
       log.warn({ clientId: request.clientId, remote: this.#transport.remote }, "connect refused: connection limit reached");
       this.#conn.reject(ReasonCode.QuotaExceeded, "connection limit reached");
       return;
@@ -540,6 +545,14 @@ export class ClientHandler implements DeliverySink {
       counters.authFailed(ReasonCode.NotAuthorized);
       log.info({ clientId: request.clientId, username: identity.username, remote: this.#transport.remote, topic: will.topic }, "connect refused: will topic not authorized");
       this.#conn.reject(ReasonCode.NotAuthorized, "will topic not authorized");
+      return;
+    }
+    // A new session past the cap (limits.maxSessions): 0x97 Quota exceeded (3.1.1: 3 Server unavailable).
+    if (!router.admitsSession(request.clientId)) {
+      counters.connectsRefused += 1;
+      counters.limitExceeded("sessions");
+      log.info({ clientId: request.clientId, username: identity.username, remote: this.#transport.remote, sessions: router.sessionCount }, "connect refused: session limit reached");
+      this.#conn.reject(ReasonCode.QuotaExceeded, "session limit reached");
       return;
     }
     const outcome = router.connect({
@@ -632,6 +645,7 @@ export class ClientHandler implements DeliverySink {
     counters.received(effect.qos);
     if (!access.canPublish(id, effect.topic)) {
       counters.publishesDenied += 1;
+      this.#ctx.denied.note("publish", id.clientId);
       log.debug({ clientId: id.clientId, topic: effect.topic }, "publish denied");
       const packetId = effect.packetId;
       if (packetId !== undefined) {
@@ -655,11 +669,17 @@ export class ClientHandler implements DeliverySink {
       ...(expiry === undefined ? {} : { expiresAt: clock.now() + expiry * 1000 }),
       origin: id.clientId,
     });
+    // Past the retained limits the message is delivered but not stored (counted by the router).
+    if (outcome.retainRefused) log.debug({ clientId: id.clientId, topic: effect.topic }, "retained message not stored: retained limit reached");
     const packetId = effect.packetId;
     if (packetId !== undefined) {
       // PUBACK/PUBREC only once the message is stored for every session owed it.
       this.#afterCommit(() => {
-        this.#conn.acknowledgePublish(packetId, outcome.noMatchingSubscribers ? ReasonCode.NoMatchingSubscribers : ReasonCode.Success);
+        this.#conn.acknowledgePublish(
+          packetId,
+          outcome.noMatchingSubscribers ? ReasonCode.NoMatchingSubscribers : ReasonCode.Success,
+          outcome.retainRefused ? "delivered but not retained: retained message limit reached" : undefined,
+        );
       });
     }
     return outcome.congested.length === 0 ? undefined : this.#holdFor(outcome.congested);
@@ -720,6 +740,7 @@ export class ClientHandler implements DeliverySink {
     for (const [i, s] of effect.subscriptions.entries()) {
       if (!access.canSubscribe(id, s.topicFilter)) {
         counters.subscriptionsDenied += 1;
+        this.#ctx.denied.note("subscribe", id.clientId);
         log.debug({ clientId: id.clientId, filter: s.topicFilter }, "subscribe denied");
         codes.push(denied);
         continue;
@@ -739,9 +760,10 @@ export class ClientHandler implements DeliverySink {
     router.unbind(id.clientId, generation);
     const result = router.subscribe(id.clientId, generation, requests, effect.subscriptionIdentifier);
     if (!result.ok) return;
-    result.granted.forEach((qos, k) => {
+    result.granted.forEach((code, k) => {
       const index = allowed[k];
-      if (index !== undefined) codes[index] = qos;
+      if (index !== undefined) codes[index] = code;
+      if (code === ReasonCode.QuotaExceeded) log.debug({ clientId: id.clientId, filter: effect.subscriptions[index ?? -1]?.topicFilter }, "subscription refused: subscription limit reached");
     });
     this.#afterCommit(() => {
       this.#conn.subscribed(effect.packetId, codes);
@@ -757,6 +779,9 @@ export class ClientHandler implements DeliverySink {
     const fields = { clientId: id?.clientId, cause, reasonCode, detail, remote: this.#transport.remote };
     if (cause === "protocol-error") {
       counters.protocolErrors += 1;
+      // 0x97 before CONNACK is only ever too much sent before it (after it: too many filters).
+      if (reasonCode === ReasonCode.QuotaExceeded) counters.limitExceeded(this.#generation === undefined ? "bytes-before-connack" : "filters-per-subscribe");
+      else if (reasonCode === ReasonCode.PacketTooLarge) counters.limitExceeded("packet-size");
       log.info(fields, "protocol error");
     }
     // A connection that never completed CONNECT (a refusal is logged as such) is debug only.
@@ -823,7 +848,8 @@ function messageProperties(p: PublishEffect["properties"]) {
     ...(p.payloadFormatIndicator === undefined ? {} : { payloadFormatIndicator: p.payloadFormatIndicator }),
     ...(p.contentType === undefined ? {} : { contentType: p.contentType }),
     ...(p.responseTopic === undefined ? {} : { responseTopic: p.responseTopic }),
-    ...(p.correlationData === undefined ? {} : { correlationData: p.correlationData }),
+    // Kept on queues and in the retained store: a copy, not a view pinning the received chunk.
+    ...(p.correlationData === undefined ? {} : { correlationData: own(p.correlationData) }),
     ...(p.userProperties === undefined ? {} : { userProperties: p.userProperties }),
   };
 }

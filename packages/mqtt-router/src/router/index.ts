@@ -4,11 +4,11 @@
  */
 export { Deadlines, type Deadline } from "./deadlines.js";
 export type { DeliveryContext, EnqueueOutcome, OverflowPolicy } from "./delivery.js";
-export { isExpired, remainingExpiry, type Delivery, type Message, type MessageProperties } from "./message.js";
+export { isExpired, messageSize, remainingExpiry, type Delivery, type Message, type MessageProperties } from "./message.js";
 export { PacketIds } from "./packet-ids.js";
 export type { DeliveryPlan, PlanTarget } from "./plan.js";
 export { DEFAULT_MARKS, type PressureMarks } from "./pressure.js";
-export { RetainedStore } from "./retained-store.js";
+export { RetainedStore, type RetainedLimits, type RetainedRefusal } from "./retained-store.js";
 export {
   Router,
   type ConnectOutcome,
@@ -17,13 +17,14 @@ export {
   type RouterEvent,
   type RouterOptions,
   type Stale,
+  type SubscribeGrant,
   type SubscribeRequest,
 } from "./router.js";
 export type { RetainedPage, RetainedView, SessionView, SubscriptionView } from "./session-view.js";
 export { NEVER_EXPIRES, Session, type ArmedWill, type Assigned, type Owner } from "./session.js";
 export type { DeliverySink, OutboundPublish } from "./sink.js";
 export { SnapshotStore } from "./snapshot-store.js";
-export { RouterStats, type DropReason } from "./stats.js";
+export { RouterStats, type DropReason, type RouterLimit } from "./stats.js";
 export {
   memoryOnlyStore,
   type RouterSnapshot,

@@ -40,10 +40,30 @@ export interface Delivery {
   readonly subscriptionIds: readonly number[];
 }
 
-/** Approximate bytes a delivery holds, for the queue's byte bound. */
+// Strings are counted at two bytes a code unit (the most a JS string holds per unit), and every
+// object, string and array a little overhead, so the bounds are upper estimates, never low.
+const OBJECT_OVERHEAD = 64;
+const ENTRY_OVERHEAD = 16;
+
+/**
+ * Bytes an application message holds: topic, payload and every property (content type, response
+ * topic, correlation data, user properties), for the queue's and the retained store's byte bounds.
+ */
+export function messageSize(message: Message): number {
+  const p = message.properties;
+  let bytes = OBJECT_OVERHEAD + message.payload.byteLength + message.topic.length * 2 + (message.origin?.length ?? 0) * 2;
+  if (p.contentType !== undefined) bytes += ENTRY_OVERHEAD + p.contentType.length * 2;
+  if (p.responseTopic !== undefined) bytes += ENTRY_OVERHEAD + p.responseTopic.length * 2;
+  if (p.correlationData !== undefined) bytes += ENTRY_OVERHEAD + p.correlationData.byteLength;
+  if (p.userProperties !== undefined) {
+    for (const [name, value] of p.userProperties) bytes += ENTRY_OVERHEAD + (name.length + value.length) * 2;
+  }
+  return bytes;
+}
+
+/** Bytes a delivery holds (its message, and its subscription identifiers), for the queue's byte bound. */
 export function deliverySize(delivery: Delivery): number {
-  const m = delivery.message;
-  return m.payload.byteLength + m.topic.length * 2 + 64;
+  return messageSize(delivery.message) + ENTRY_OVERHEAD + delivery.subscriptionIds.length * 8;
 }
 
 /** The Message Expiry Interval left at `now`, in whole seconds rounded up; undefined: never expires. */

@@ -3,11 +3,13 @@
  * filter walks only the matching branches instead of scanning every retained topic.
  * @module
  */
-import { isExpired, type Message } from "./message.js";
+import { isExpired, messageSize, type Message } from "./message.js";
 
 class Node {
   readonly children = new Map<string, Node>();
   message: Message | undefined;
+  /** {@link messageSize} of `message`. */
+  bytes = 0;
   constructor(readonly parent: Node | undefined, readonly level: string) {}
 }
 
@@ -18,14 +20,41 @@ interface PageFrame {
   readonly all: boolean;
 }
 
+/** Bounds on the retained store: topics holding a message, and the bytes those messages hold. */
+export interface RetainedLimits {
+  readonly maxCount: number;
+  readonly maxBytes: number;
+}
+
+/** Which bound a retained message would pass: the count (a new topic) or the bytes. */
+export type RetainedRefusal = "count" | "bytes";
+
 /** The retained message store. */
 export class RetainedStore {
   readonly #root = new Node(undefined, "");
   #size = 0;
+  #bytes = 0;
 
   /** How many topics hold a retained message. */
   get size(): number {
     return this.#size;
+  }
+
+  /** Bytes the retained messages hold ({@link messageSize}). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /**
+   * Which of `limits` storing `message` would pass, if any: the count only for a topic that holds
+   * no message yet (a replacement never adds one), the bytes for any.
+   */
+  refusal(message: Message, limits: RetainedLimits): RetainedRefusal | undefined {
+    const node = this.#find(message.topic);
+    const held = node?.message === undefined ? undefined : node;
+    if (held === undefined && this.#size >= limits.maxCount) return "count";
+    if (this.#bytes - (held?.bytes ?? 0) + messageSize(message) > limits.maxBytes) return "bytes";
+    return undefined;
   }
 
   /**
@@ -47,32 +76,41 @@ export class RetainedStore {
       node = child;
     }
     if (node.message === undefined) this.#size += 1;
+    this.#bytes -= node.bytes;
     node.message = message;
+    node.bytes = messageSize(message);
+    this.#bytes += node.bytes;
     return message;
   }
 
   /** The retained message of `topic`, if any. */
   get(topic: string): Message | undefined {
+    return this.#find(topic)?.message;
+  }
+
+  #find(topic: string): Node | undefined {
     let node: Node | undefined = this.#root;
     for (const level of topic.split("/")) {
       node = node.children.get(level);
       if (node === undefined) return undefined;
     }
-    return node.message;
+    return node;
   }
 
   /** Deletes the retained message of `topic`; returns true if there was one. */
   delete(topic: string): boolean {
-    let node: Node | undefined = this.#root;
-    for (const level of topic.split("/")) {
-      node = node.children.get(level);
-      if (node === undefined) return false;
-    }
-    if (node.message === undefined) return false;
+    const node = this.#find(topic);
+    if (node?.message === undefined) return false;
+    this.#clear(node);
+    return true;
+  }
+
+  #clear(node: Node): void {
     node.message = undefined;
     this.#size -= 1;
+    this.#bytes -= node.bytes;
+    node.bytes = 0;
     this.#prune(node);
-    return true;
   }
 
   #prune(from: Node): void {
@@ -187,10 +225,9 @@ export class RetainedStore {
       }
     }
     for (const node of expired) {
-      if (node.message !== undefined) onExpired?.(node.message.topic);
-      node.message = undefined;
-      this.#size -= 1;
-      this.#prune(node);
+      if (node.message === undefined) continue;
+      onExpired?.(node.message.topic);
+      this.#clear(node);
     }
     return out;
   }

@@ -10,12 +10,13 @@
 import { GenerationAllocator, type Clock, type QueueLimits } from "@handoff/seqlog";
 import { parseSharedFilter } from "../codec/topic.js";
 import type { ProtocolVersion, QoS } from "../codec/packet.js";
+import { ReasonCode } from "../codec/reason-codes.js";
 import { Deadlines } from "./deadlines.js";
 import { complete, enqueue, pump, received, type DeliveryContext, type OverflowPolicy } from "./delivery.js";
 import { deliverySize, type Message } from "./message.js";
 import { planDelivery, type DeliveryPlan } from "./plan.js";
 import { DEFAULT_MARKS, isBacklogged, isCongested, type PressureMarks } from "./pressure.js";
-import { RetainedStore } from "./retained-store.js";
+import { RetainedStore, type RetainedLimits } from "./retained-store.js";
 import { NEVER_EXPIRES, Session } from "./session.js";
 import { viewRetained, viewSession, viewSubscription, type RetainedPage, type SessionView, type SubscriptionView } from "./session-view.js";
 import { SharedGroup } from "./shared-group.js";
@@ -43,6 +44,24 @@ export interface RouterOptions {
   readonly maxSessionExpiry?: number;
   /** Flow control marks on online sessions' queues (see {@link ExecuteOutcome.congested}). */
   readonly pressure?: Partial<PressureMarks>;
+  /**
+   * Most sessions (connected or not); a CONNECT that would create one more is refused by the app
+   * after {@link Router.admitsSession} (default: no bound). Restored sessions always come back.
+   */
+  readonly maxSessions?: number;
+  /** Most subscriptions one session holds; a new filter past it gets SUBACK 0x97 (default: no bound). */
+  readonly maxSubscriptionsPerSession?: number;
+  /**
+   * Most topics holding a retained message (default: no bound). A retained message for a new
+   * topic past it is still delivered but not stored, and counted ({@link RouterStats.limitsExceeded}).
+   */
+  readonly maxRetainedMessages?: number;
+  /**
+   * Most bytes the retained messages hold, as `messageSize` counts them (default: no bound). A
+   * retained message past it is delivered, not stored, and counted; if its topic held an older
+   * one, that is deleted, so no new subscriber is handed a state the publisher replaced.
+   */
+  readonly maxRetainedBytes?: number;
 }
 
 /** A connection asking to own a session. */
@@ -86,6 +105,9 @@ export interface SubscribeRequest extends Omit<SubscriptionOptions, "subscriptio
   readonly filter: string;
 }
 
+/** What {@link Router.subscribe} answers per filter: the granted QoS, or 0x97 Quota exceeded. */
+export type SubscribeGrant = QoS | typeof ReasonCode.QuotaExceeded;
+
 /** Refusal of a call from a connection that no longer owns its session. */
 export interface Stale {
   readonly ok: false;
@@ -106,6 +128,8 @@ export interface ExecuteOutcome {
   readonly noMatchingSubscribers: boolean;
   /** True when the whole plan was refused as stale: executed before, or made by another router. */
   readonly refused: boolean;
+  /** True when the message asked to be retained and a retained-store limit refused it (it was delivered). */
+  readonly retainRefused: boolean;
   /**
    * Client ids of online sessions this message left at or above the high-water mark: the
    * publisher should be slowed until {@link Router.backlogged} is false for each (router
@@ -140,6 +164,9 @@ export class Router {
   readonly #queueQos0Offline: boolean;
   readonly #maxExpiry: number;
   readonly #marks: PressureMarks;
+  readonly #maxSessions: number;
+  readonly #maxSubscriptions: number;
+  readonly #retainedLimits: RetainedLimits;
   readonly #sessions = new Map<string, Session>();
   readonly #subscriptions = new TopicTrie<{ readonly session: Session; readonly subscription: SessionSubscription }>();
   readonly #shared = new TopicTrie<SharedGroup>();
@@ -159,6 +186,12 @@ export class Router {
     this.#queueQos0Offline = options.queueQos0Offline ?? false;
     this.#maxExpiry = options.maxSessionExpiry ?? NEVER_EXPIRES;
     this.#marks = { ...DEFAULT_MARKS, ...options.pressure };
+    this.#maxSessions = options.maxSessions ?? Number.POSITIVE_INFINITY;
+    this.#maxSubscriptions = options.maxSubscriptionsPerSession ?? Number.POSITIVE_INFINITY;
+    this.#retainedLimits = {
+      maxCount: options.maxRetainedMessages ?? Number.POSITIVE_INFINITY,
+      maxBytes: options.maxRetainedBytes ?? Number.POSITIVE_INFINITY,
+    };
   }
 
   // The session, if `generation` is its current owner: the fence every connection call passes.
@@ -184,6 +217,20 @@ export class Router {
   /** How many retained messages are held. */
   get retainedCount(): number {
     return this.#retained.size;
+  }
+
+  /** Bytes the retained messages hold (what `maxRetainedBytes` bounds). */
+  get retainedBytes(): number {
+    return this.#retained.bytes;
+  }
+
+  /**
+   * Whether a CONNECT for `clientId` may claim a session: it has one already (resumed, or replaced
+   * by a clean start), or there are fewer than `maxSessions`. Check it in the same synchronous turn
+   * as {@link Router.connect}; refuse with CONNACK 0x97 (3.1.1: 3) when false.
+   */
+  admitsSession(clientId: string): boolean {
+    return this.#sessions.has(clientId) || this.#sessions.size < this.#maxSessions;
   }
 
   /** The session of `clientId`, for inspection (tests, `$SYS`, admin). */
@@ -465,21 +512,28 @@ export class Router {
 
   /**
    * Adds or replaces subscriptions [MQTT-3.8.4-3] and queues matching retained messages per
-   * retain handling [MQTT-3.3.1-9..11]. Returns the granted QoS per filter. `$share/` filters are
-   * shared subscriptions for MQTT 5 owners.
+   * retain handling [MQTT-3.3.1-9..11]. Returns the granted QoS per filter, or 0x97 Quota exceeded
+   * for a new filter past `maxSubscriptionsPerSession` (counted; nothing else changes for it).
+   * `$share/` filters are shared subscriptions for MQTT 5 owners.
    */
   subscribe(
     clientId: string,
     generation: number,
     requests: readonly SubscribeRequest[],
     subscriptionId?: number,
-  ): { readonly ok: true; readonly granted: readonly QoS[] } | Stale {
+  ): { readonly ok: true; readonly granted: readonly SubscribeGrant[] } | Stale {
     const session = this.#owned(clientId, generation);
     if (session === undefined) return STALE;
     const v5 = session.owner?.protocolVersion === 5;
     const ctx = this.#ctx();
-    const granted: QoS[] = [];
+    const granted: SubscribeGrant[] = [];
     for (const request of requests) {
+      const existed = session.subscriptions.has(request.filter);
+      if (!existed && session.subscriptions.size >= this.#maxSubscriptions) {
+        this.stats.limitsExceeded["subscriptions-per-session"] += 1;
+        granted.push(ReasonCode.QuotaExceeded);
+        continue;
+      }
       const share = v5 ? parseSharedFilter(request.filter) : undefined;
       const subscription: SessionSubscription = {
         filter: request.filter,
@@ -490,7 +544,6 @@ export class Router {
         ...(subscriptionId === undefined ? {} : { subscriptionId }),
         ...(share ? { share } : {}),
       };
-      const existed = session.subscriptions.has(request.filter);
       session.subscriptions.set(request.filter, subscription);
       this.#index(session, subscription);
       this.#store.subscriptionSaved(clientId, subscription);
@@ -585,15 +638,12 @@ export class Router {
     if (!this.#unexecuted.delete(plan)) {
       const stale = plan.targets.length;
       this.stats.drop("stale-plan", stale);
-      return { queued: 0, stale, dropped: 0, noMatchingSubscribers: stale === 0, refused: true, congested: NONE };
+      return { queued: 0, stale, dropped: 0, noMatchingSubscribers: stale === 0, refused: true, retainRefused: false, congested: NONE };
     }
     const ctx = this.#ctx();
     const message = plan.message;
     this.stats.published += 1;
-    if (message.retain) {
-      const held = this.#retained.set(message);
-      this.#store.retainedChanged(message.topic, held);
-    }
+    const retainRefused = message.retain && !this.#retain(message);
     if (plan.targets.length === 0) this.stats.unmatched += 1;
     let queued = 0;
     let stale = 0;
@@ -620,7 +670,20 @@ export class Router {
       } else if (outcome === "stale") stale += 1;
       else dropped += 1;
     }
-    return { queued, stale, dropped, noMatchingSubscribers: plan.targets.length === 0, refused: false, congested: congested ?? NONE };
+    return { queued, stale, dropped, noMatchingSubscribers: plan.targets.length === 0, refused: false, retainRefused, congested: congested ?? NONE };
+  }
+
+  // Stores a retained message (an empty payload deletes), unless a limit refuses it: then the
+  // topic's older message goes too, as it is no longer the topic's last state. False if refused.
+  #retain(message: Message): boolean {
+    const refusal = message.payload.byteLength === 0 ? undefined : this.#retained.refusal(message, this.#retainedLimits);
+    if (refusal !== undefined) {
+      this.stats.limitsExceeded[refusal === "count" ? "retained-messages" : "retained-bytes"] += 1;
+      if (this.#retained.delete(message.topic)) this.#store.retainedChanged(message.topic, undefined);
+      return false;
+    }
+    this.#store.retainedChanged(message.topic, this.#retained.set(message));
+    return true;
   }
 
   /** Plans and executes at once. */

@@ -25,6 +25,15 @@ export type DropReason =
   /** Queued before the owner's read check applied (offline, restored) and denied by it at sending. */
   | "not-readable";
 
+/** A router limit that refused something (the limits are `RouterOptions`). */
+export type RouterLimit =
+  /** A new subscription past `maxSubscriptionsPerSession` (SUBACK 0x97). */
+  | "subscriptions-per-session"
+  /** A retained message for a new topic past `maxRetainedMessages` (delivered, not stored). */
+  | "retained-messages"
+  /** A retained message past `maxRetainedBytes` (delivered, not stored). */
+  | "retained-bytes";
+
 /** The router's counters. */
 export class RouterStats {
   /** Messages routed (publishes and wills). */
@@ -53,6 +62,12 @@ export class RouterStats {
   sessionsExpired = 0;
   /** Connections displaced by a takeover. */
   takeovers = 0;
+  /** Refusals by limit: nothing past a limit is silent. */
+  readonly limitsExceeded: Record<RouterLimit, number> = {
+    "subscriptions-per-session": 0,
+    "retained-messages": 0,
+    "retained-bytes": 0,
+  };
 
   /** Counts `n` drops for `reason`. */
   drop(reason: DropReason, n = 1): void {
