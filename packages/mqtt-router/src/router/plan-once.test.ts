@@ -9,7 +9,7 @@ describe("executing a plan", () => {
     router.subscribe("c", c.generation, [sub("t")]);
     const plan = router.plan(message("t", "once"));
     expect(router.execute(plan)).toMatchObject({ queued: 1, refused: false });
-    expect(router.execute(plan)).toEqual({ queued: 0, stale: 1, dropped: 0, noMatchingSubscribers: false, refused: true, congested: [] });
+    expect(router.execute(plan)).toEqual({ queued: 0, stale: 1, dropped: 0, noMatchingSubscribers: false, refused: true, retainRefused: false, congested: [] });
     expect(c.sink.payloads()).toEqual(["once"]);
     expect(router.stats.published).toBe(1);
   });

@@ -196,7 +196,7 @@ function run(ops: readonly Op[]): void {
 
   // A plan runs once, in the router that made it: again, or elsewhere, it is refused whole.
   const refused = (outcome: ExecuteOutcome, plan: DeliveryPlan): void => {
-    expect(outcome).toEqual({ queued: 0, stale: plan.targets.length, dropped: 0, noMatchingSubscribers: plan.targets.length === 0, refused: true, congested: [] });
+    expect(outcome).toEqual({ queued: 0, stale: plan.targets.length, dropped: 0, noMatchingSubscribers: plan.targets.length === 0, refused: true, retainRefused: false, congested: [] });
   };
 
   // 4. A bound owner never has a PUBREL waiting in its queue, whatever its quota.
