@@ -16,12 +16,13 @@ export interface ChildRelay {
 
 /**
  * Starts `src/main.ts` on 127.0.0.1 with free ports and `args`, killed by `cleanup` after the
- * test (SIGKILL after 30 s at the latest); resolves once it logged "relay listening".
+ * test (SIGKILL after `lifetimeMs`, 30 s by default, at the latest); resolves once it logged
+ * "relay listening".
  */
-export async function childRelay(cleanup: (() => unknown)[], args: readonly string[] = []): Promise<ChildRelay> {
+export async function childRelay(cleanup: (() => unknown)[], args: readonly string[] = [], lifetimeMs = 30_000): Promise<ChildRelay> {
   const argv = ["--import", "tsx", "--conditions=@handoff/source", "src/main.ts", "--host", "127.0.0.1", "--port", "0", ...args];
   const child = spawn(process.execPath, argv, { cwd: appDir, stdio: ["ignore", "pipe", "inherit"] });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), lifetimeMs);
   child.once("exit", () => {
     clearTimeout(timer);
   });

@@ -6,6 +6,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   401: "Unauthorized",
   403: "Forbidden",
   404: "Not Found",
+  405: "Method Not Allowed",
   414: "URI Too Long",
   503: "Service Unavailable",
 };

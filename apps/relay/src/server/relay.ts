@@ -22,7 +22,7 @@ import { drainSessions, type DrainResult } from "./drain.js";
 import { contain, guarded } from "./guard.js";
 import { handleHttp } from "./http-routes.js";
 import { DEFAULT_PROCESS_LIMITS, type RelayLimits } from "./limits.js";
-import { json } from "./refuse.js";
+import { json, refuseUpgrade } from "./refuse.js";
 import { parseRequestTarget } from "./request-target.js";
 import { upgradeHandler } from "./ws-accept.js";
 
@@ -281,6 +281,14 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
             targets: [...(options.cluster?.peers ?? []), ...(options.redirect === undefined || options.redirect === "" ? [] : [options.redirect])],
           }),
         );
+  // CONNECT is not served anywhere: without this answer Node would just drop the socket.
+  const refuseConnect = (req: IncomingMessage, socket: Duplex): void => {
+    metrics.rejected(405);
+    log.info({ method: req.method, url: req.url }, "method not allowed");
+    refuseUpgrade(socket, 405, "CONNECT is not served");
+  };
+  http.on("connect", refuseConnect);
+  metricsServer?.on("connect", refuseConnect);
 
   const httpPort = await listen(http, options.port, options.host);
   const internalHost = options.internalHost ?? DEFAULT_INTERNAL_HOST;

@@ -1,0 +1,123 @@
+// Drives one fuzz case against a LiteSession in memory, at the transport seam: the client side
+// runs a real framing of the same kind, and every byte goes through the session's receive. Test helper.
+import { ALLOW_ALL } from "../auth/permissions.js";
+import type { Origin } from "../origin/origin.js";
+import { LiteSession } from "../session/session.js";
+import { createFraming, type StreamId } from "../transport/index.js";
+import type { Action, FuzzCase } from "./arbitraries.js";
+
+/** What went wrong in a case: only bugs count (a refusal, reset or close of bad input is the answer). */
+export interface CaseResult {
+  /** Contained errors (`where`: message) and internal-error closes: each is a relay bug. */
+  readonly bugs: readonly string[];
+  /** The session was closed by the relay (bad input often is). */
+  readonly closed: boolean;
+}
+
+/**
+ * Runs `c` as session `id` of `origin`; throws only if the session itself threw (a bug).
+ * `afterAction` runs after each action (a test lets other sessions react: subscribe to what the
+ * case announced).
+ */
+export function runCase(origin: Origin, id: number, c: FuzzCase, afterAction?: () => void): CaseResult {
+  const kind = c.connection.framing;
+  const client = createFraming(kind, { role: "client", autoConsume: true });
+  const bugs: string[] = [];
+  const toClient: Uint8Array[] = [];
+  const deferred: (() => void)[] = [];
+  let closed = false;
+  const session = new LiteSession({
+    id,
+    framing: createFraming(kind, { role: "server", autoConsume: true }),
+    mode: c.connection.version === undefined ? { kind: "setup" } : { kind: "fixed", version: c.connection.version },
+    origin,
+    root: "",
+    permissions: ALLOW_ALL,
+    defer: (fn) => deferred.push(fn),
+    fault: (where, error) => {
+      bugs.push(`${where}: ${String(error)}`);
+    },
+    sink: {
+      send: (bytes) => toClient.push(bytes),
+      closed: (_code, reason) => {
+        closed = true;
+        if (reason.startsWith("internal error")) bugs.push(`closed: ${reason}`);
+      },
+    },
+  });
+  const ours: StreamId[] = [];
+  const theirs: StreamId[] = [];
+  const pump = (): void => {
+    // Bounded: a relay that never stops talking to a silent client would be a bug of its own.
+    for (let round = 0; round < 10_000; round++) {
+      const bytes = toClient.shift();
+      if (bytes !== undefined) client.receive(bytes);
+      let sent = false;
+      for (const e of client.poll()) {
+        if (e.kind === "send") {
+          session.receive(e.bytes);
+          sent = true;
+        } else if (e.kind === "stream-opened" && e.bidi) theirs.push(e.streamId);
+      }
+      const later = deferred.splice(0);
+      for (const fn of later) fn();
+      if (bytes === undefined && !sent && later.length === 0 && toClient.length === 0) return;
+    }
+    bugs.push("the exchange did not settle");
+  };
+  let now = 0;
+  const apply = (action: Action): void => {
+    switch (action.kind) {
+      case "open": {
+        const r = client.openStream(action.bidi);
+        if (!r.ok) return;
+        ours.push(r.streamId);
+        action.chunks.forEach((chunk, i) => {
+          client.write(r.streamId, chunk, action.fin && i === action.chunks.length - 1);
+          pump();
+        });
+        return;
+      }
+      case "answer": {
+        const id = theirs[action.nth];
+        if (id === undefined) return;
+        action.chunks.forEach((chunk, i) => {
+          client.write(id, chunk, action.fin && i === action.chunks.length - 1);
+          pump();
+        });
+        return;
+      }
+      case "reset": {
+        const id = ours[action.nth];
+        if (id === undefined) return;
+        if (action.stop) client.stopSending(id, action.code);
+        else client.reset(id, action.code);
+        return;
+      }
+      case "raw":
+        session.receive(action.bytes);
+        return;
+      case "tick":
+        now += action.ms;
+        session.tick(now);
+        client.tick(now);
+        return;
+      default: {
+        const never: never = action;
+        throw new Error(`unexpected action ${JSON.stringify(never)}`);
+      }
+    }
+  };
+  session.start();
+  pump();
+  for (const action of c.actions) {
+    apply(action);
+    pump();
+    afterAction?.();
+    pump();
+  }
+  const closedByRelay = closed;
+  session.close(0, "case over");
+  pump();
+  return { bugs, closed: closedByRelay };
+}
