@@ -53,6 +53,8 @@ describe("hostile request targets", () => {
       [metrics, "GET //[ HTTP/1.1\r\nHost: relay\r\n\r\n", "HTTP/1.1 404 Not Found"],
       [metrics, "POST //[ HTTP/1.1\r\nHost: relay\r\nContent-Length: 0\r\n\r\n", "HTTP/1.1 404 Not Found"],
       [metrics, "GET http://[ HTTP/1.1\r\nHost: relay\r\n\r\n", bad],
+      [relay.ports.http, "CONNECT relay:443 HTTP/1.1\r\nHost: relay\r\n\r\n", "HTTP/1.1 405 Method Not Allowed"],
+      [metrics, "CONNECT / HTTP/1.1\r\nHost: relay\r\n\r\n", "HTTP/1.1 405 Method Not Allowed"],
     ];
     for (const [port, request, status] of cases) expect(await rawRequest(port, request), request).toBe(status);
     await expectServing(relay);
