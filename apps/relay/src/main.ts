@@ -48,6 +48,7 @@ async function main(): Promise<void> {
       port: config.port,
       tcpPort: config.tcpPort,
       metricsPort: config.metricsPort,
+      processMetrics: true,
       auth: config.auth,
       tcpAccess: config.tcpAccess,
       limits: config.limits,

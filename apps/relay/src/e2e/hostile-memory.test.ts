@@ -8,11 +8,11 @@ import * as Moq from "@moq/lite";
 import { FrameEncoder, LITE_02, LITE_04, LiteStreamReader, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { StreamId } from "../transport/index.js";
 import { bystanderRoundTrip } from "./bystander.js";
 import { childRelay, type ChildRelay } from "./child-relay.js";
 import { connect, e2eSetup, until, within } from "./harness.js";
-import { rawClient, rawSetup, rawTcpClient, type RawTcpClient } from "./raw-client.js";
+import { rawClient, rawSetup, rawTcpClient } from "./raw-client.js";
+import { rawPublisher } from "./raw-publisher.js";
 
 const cleanup = e2eSetup();
 
@@ -39,34 +39,11 @@ function tcpPort(relay: ChildRelay): number {
   return relay.ports.tcp;
 }
 
-/** A lite-04 publisher over raw TCP that announces `name` and answers the relay's SUBSCRIBE. */
-async function tcpPublisher(port: number, name: string): Promise<{ c: RawTcpClient; subscribeId: () => Promise<number> }> {
-  const c = await rawTcpClient(cleanup, port);
-  const writer = new LiteStreamWriter(LITE_04);
-  await until(() => c.events.some((e) => e.kind === "stream-opened" && e.bidi), 3000, "announce request");
-  const asked = c.events.find((e) => e.kind === "stream-opened" && e.bidi);
-  if (asked?.kind !== "stream-opened") throw new Error("no announce request");
-  c.framing.write(asked.streamId, writer.encode({ type: "announce", status: "active", suffix: name, hops: [] }));
-  c.flush();
-  const subscribeId = async (): Promise<number> => {
-    const opened = (): StreamId[] => c.events.flatMap((e) => (e.kind === "stream-opened" && e.bidi && e.streamId !== asked.streamId ? [e.streamId] : []));
-    await until(() => opened().length > 0, 3000, "upstream SUBSCRIBE");
-    const reader = new LiteStreamReader({ role: "accepted-bidi", version: LITE_04 });
-    const id = opened()[0] ?? -1;
-    await until(() => c.received(id).length > 0, 3000, "SUBSCRIBE bytes");
-    for (const chunk of c.received(id)) reader.push(chunk);
-    const msg = reader.drain().messages.find((m) => m.type === "subscribe");
-    if (msg?.type !== "subscribe") throw new Error("no SUBSCRIBE");
-    return msg.id;
-  };
-  return { c, subscribeId };
-}
-
 describe("byte budgets and the session cap", () => {
   it("evicts the oldest groups of a copy past maxTrackBytes, resets them to a reader that had not got them (422), counts and logs it", async () => {
     const relay = await relayWith({ maxTrackBytes: 65_536 });
     const port = tcpPort(relay);
-    const pub = await tcpPublisher(port, "cam");
+    const pub = await rawPublisher(cleanup, port, "cam");
     // One group stream at a time and little credit: the groups wait in the relay for this reader.
     const sub = await rawTcpClient(cleanup, port, "moq-lite-04", { initialMaxStreamsUni: 1, initialMaxData: 8192, initialMaxStreamDataUni: 8192 });
     const open = sub.framing.openStream(true);
@@ -83,20 +60,7 @@ describe("byte budgets and the session cap", () => {
     const id = await pub.subscribeId();
     sub.socket.pause();
     const groups = 20;
-    for (let sequence = 0; sequence < groups; sequence++) {
-      const r = pub.c.framing.openStream(false);
-      if (!r.ok) throw new Error("no uni stream");
-      pub.c.framing.write(
-        r.streamId,
-        writer.encodeAll([
-          { type: "stream_header", kind: "group" },
-          { type: "group", subscribe: id, sequence },
-          { type: "frame", payload: new Uint8Array(20_000).fill(sequence), timestamp: undefined },
-        ]),
-        true,
-      );
-      pub.c.flush();
-    }
+    for (let sequence = 0; sequence < groups; sequence++) pub.group(id, sequence, [new Uint8Array(20_000).fill(sequence)], true);
     await until(() => relay.logs.some((l) => l["msg"] === "byte budget: oldest groups evicted, their readers told"), 5000, "the eviction logged");
     expect(await metric(relay, 'relay_groups_evicted_total{budget="track"}')).toBeGreaterThan(0);
     sub.socket.resume();

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
 import type { SessionStats } from "../session/stats.js";
 
 /** The relay's Prometheus metrics, and the session stats that feed them. */
@@ -231,6 +231,15 @@ export class RelayMetrics implements SessionStats {
   /** @inheritdoc */
   oversized(): void {
     this.#oversized.inc();
+  }
+
+  /**
+   * Adds the process's own metrics (prom-client's defaults: CPU, memory, GC, and the event-loop
+   * delay as `nodejs_eventloop_lag_{p50,p90,p99,max}_seconds` since the previous scrape). Once per
+   * process: the relay's entry point calls it, in-process test relays do not.
+   */
+  collectProcess(): void {
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
   }
 
   /** The exposition text. */

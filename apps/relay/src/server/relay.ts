@@ -56,6 +56,8 @@ export interface RelayOptions {
   readonly hopId?: number;
   /** Peers to link to (none by default). */
   readonly cluster?: ClusterOptions;
+  /** Export the process's own metrics (CPU, memory, event-loop delay) too: for the one relay of a process. */
+  readonly processMetrics?: boolean;
   /** How long a track nobody reads keeps its upstream copy (ms, default {@link DEFAULT_TRACK_LINGER_MS}). */
   readonly trackLingerMs?: number;
   /**
@@ -127,6 +129,7 @@ function listen(server: Server | TcpServer, port: number, host: string): Promise
 /** Starts the relay: WebSocket + HTTP, optional raw-TCP qmux and metrics listeners. */
 export async function startRelay(options: RelayOptions, log: Logger): Promise<Relay> {
   const metrics = new RelayMetrics();
+  if (options.processMetrics === true) metrics.collectProcess();
   const origin = new Origin(options.hopId ?? randomHopId(), {
     ...(options.limits.trackCacheGroups === undefined ? {} : { cacheGroups: options.limits.trackCacheGroups }),
     lingerMs: options.trackLingerMs ?? DEFAULT_TRACK_LINGER_MS,
