@@ -1,9 +1,11 @@
 // The broker's end-to-end benchmarks. Run from apps/broker:
 //   ../../node_modules/.bin/tsx --conditions=@handoff/source bench/index.ts
 // Load (fan-in, fan-out; QoS 0 and 1), an overload probe and idle-connection memory against handoff, aedes and
-// mosquitto (when installed), each broker a child process; then the storage bench if present.
+// mosquitto (when installed), each broker a child process; then the storage bench if present, and
+// the in-process handler fan-out bench (the commit barrier's cost per delivery).
 import { existsSync, readFileSync } from "node:fs";
 import { runBurst, type BurstResult } from "./burst.js";
+import { benchHandlerFanout } from "./handler-fanout.js";
 import { cpus } from "node:os";
 import { SCENARIOS, runScenario, type ScenarioResult, type Timing } from "./load.js";
 import { measureIdleConnections, type MemoryResult } from "./memory.js";
@@ -125,3 +127,4 @@ if (existsSync(new URL("./storage.ts", import.meta.url))) {
   const { benchStorage } = (await import(specifier)) as { benchStorage: () => Promise<void> };
   await benchStorage();
 }
+await benchHandlerFanout();

@@ -33,6 +33,43 @@ function gatedStore() {
   };
 }
 
+/**
+ * A store that, like SqliteStore, hands every flush the same ticket until the test commits the
+ * batch; counts how often anyone waits on a ticket.
+ */
+function ticketStore() {
+  let ticket: { readonly committed: Promise<void>; readonly resolve: () => void } | undefined;
+  let waits = 0;
+  return {
+    ...memoryOnlyStore,
+    flush: (): Promise<void> => {
+      if (ticket === undefined) {
+        let resolve: () => void = () => undefined;
+        const committed = new Promise<void>((r) => {
+          resolve = r;
+        });
+        const then = committed.then.bind(committed);
+        committed.then = ((...args: Parameters<typeof then>) => {
+          waits += 1;
+          return then(...args);
+        }) as typeof committed.then;
+        ticket = { committed, resolve };
+      }
+      return ticket.committed;
+    },
+    commit(): void {
+      ticket?.resolve();
+      ticket = undefined;
+    },
+    get pending(): boolean {
+      return ticket !== undefined;
+    },
+    get waits(): number {
+      return waits;
+    },
+  };
+}
+
 let h: Harness | undefined;
 afterEach(async () => {
   await h?.close();
@@ -114,6 +151,30 @@ describe("acknowledgements wait for the store", () => {
     await until(() => store.pending === 1);
     store.failAll();
     await expect(connecting).rejects.toMatchObject({ code: 0x88 });
+  });
+});
+
+describe("commit tickets", () => {
+  it("holds many copies to one subscriber, routed in one batch, behind one wait on the batch's commit", async () => {
+    const store = ticketStore();
+    h = await startBroker({ store });
+    const connecting = h.client({ clientId: "sub" });
+    await until(() => store.pending, 3000, "the session claim's commit");
+    store.commit();
+    const sub = await connecting;
+    const subscribing = sub.subscribeAsync("t", { qos: 1 });
+    await until(() => store.pending, 3000, "the subscription's commit");
+    store.commit();
+    await subscribing;
+    const got = collect(sub);
+    const before = store.waits;
+    for (let i = 0; i < 50; i++) h.broker.router.publish({ topic: "t", payload: new TextEncoder().encode(String(i)), qos: 1, retain: false, properties: {} });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(got).toEqual([]); // nothing leaves before the commit
+    store.commit();
+    await until(() => got.length === 50, 3000, "every copy");
+    expect(got.map((m) => m.payload)).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
+    expect(store.waits - before).toBe(1);
   });
 });
 

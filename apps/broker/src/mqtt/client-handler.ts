@@ -69,6 +69,12 @@ export interface HandlerContext {
 
 /** Waits for the store to commit every change recorded so far. */
 export interface Durability {
+  /**
+   * Settles once every change recorded before the call is committed. A store may hand several
+   * calls the same promise (SqliteStore does, one per pending batch); it must then settle it only
+   * once everything recorded before the last of those calls is committed, since the handler adds
+   * no further wait behind a barrier on a promise it already waits for.
+   */
   flush(): Promise<void>;
   /**
    * False while the store cannot take more (commits failing, too much uncommitted): new QoS 1/2
@@ -123,6 +129,10 @@ export class ClientHandler implements DeliverySink {
   readonly #lane = new HeldLane();
   /** What passed the hold (held-lane.ts), with the commit barriers it must still wait for. */
   readonly #laneSteps: Step[] = [];
+  /** The commit the last barrier put in #pending waits for (see #barrier). */
+  #pendingTicket: Promise<void> | undefined;
+  /** The same for #laneSteps. */
+  #laneTicket: Promise<void> | undefined;
   #laneBusy = false;
   #readingPaused = false;
   #resumeInputScheduled = false;
@@ -212,7 +222,10 @@ export class ClientHandler implements DeliverySink {
     for (const action of actions) {
       if (action.kind === "commit") {
         // A barrier taken again when a hold starts holds back the lane as well.
-        if (this.#lane.held) this.#laneSteps.push(action);
+        if (this.#lane.held) {
+          this.#laneSteps.push(action);
+          this.#laneTicket = action.committed;
+        }
         this.#pending.push(action);
       } else if (this.#lane.passes(action)) {
         this.#laneSteps.push(action);
@@ -373,19 +386,29 @@ export class ClientHandler implements DeliverySink {
     this.#conn.disconnect(ReasonCode.UnspecifiedError, "storage unavailable");
   }
 
-  // Output from here on waits for the commit of what the router recorded so far.
+  // Output from here on waits for the commit of what the router recorded so far. The store hands
+  // out one ticket per pending batch: while it is the ticket of the last barrier in a queue, that
+  // barrier is still ahead (a barrier is passed only once its commit settled, which ends the
+  // ticket) and covers this change too, so no further stop is added.
   #barrier(): void {
     const durability = this.#ctx.durability;
     if (durability === undefined) return;
-    const barrier: CommitBarrier = { kind: "commit", committed: durability.flush() };
+    const committed = durability.flush();
+    const barrier: CommitBarrier = { kind: "commit", committed };
     if (this.#lane.held) {
       // What follows may pass the hold through the lane or wait behind it: both wait for the
       // commit. Nothing is drained here: the lane may be performing, and order must hold.
-      this.#laneSteps.push(barrier);
+      if (this.#laneTicket !== committed) {
+        this.#laneSteps.push(barrier);
+        this.#laneTicket = committed;
+      }
     } else {
       for (const next of this.#conn.drain()) this.#pending.push(next);
     }
-    this.#pending.push(barrier);
+    if (this.#pendingTicket !== committed) {
+      this.#pending.push(barrier);
+      this.#pendingTicket = committed;
+    }
   }
 
   #resume(): void {

@@ -59,6 +59,25 @@ describe("SqliteStore group commit", () => {
     await store.close();
   });
 
+  it("hands every flush of one pending batch the same commit ticket, and the next batch a new one", async () => {
+    const { store, commits } = openCounting();
+    const { router } = newRouter(store);
+    const a = online(router, "a");
+    const first = store.flush();
+    router.subscribe("a", a.generation, [sub("t")]); // recorded after the first flush, same batch
+    const again = store.flush();
+    expect(again).toBe(first);
+    await first;
+    expect(commits.length).toBe(1);
+    expect(store.pendingOperations).toBe(0); // the ticket covered the later change too
+    online(router, "b");
+    const next = store.flush();
+    expect(next).not.toBe(first);
+    await next;
+    expect(commits.length).toBe(2);
+    await store.close();
+  });
+
   it("resolves a flush at once when nothing is pending", async () => {
     const { store, commits } = openCounting();
     await store.flush();

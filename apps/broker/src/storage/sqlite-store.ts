@@ -75,9 +75,25 @@ export interface StoreStats {
   consecutiveFailures: number;
 }
 
-interface Waiter {
+/** The commit of one pending batch, shared by every flush() made while the batch is pending. */
+interface Ticket {
+  readonly committed: Promise<void>;
   readonly resolve: () => void;
   readonly reject: (error: StoreError) => void;
+}
+
+// What flush() hands out when nothing is pending: one settled promise, so callers comparing
+// tickets see no new commit to wait for.
+const COMMITTED: Promise<void> = Promise.resolve();
+
+function newTicket(): Ticket {
+  let resolve: () => void = () => undefined;
+  let reject: (error: StoreError) => void = () => undefined;
+  const committed = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { committed, resolve, reject };
 }
 
 /** The durable {@link RouterStore}. Create with {@link SqliteStore.open}. */
@@ -96,7 +112,8 @@ export class SqliteStore implements RouterStore {
   readonly #pending = new PendingChanges();
   readonly #hooks: StoreHooks;
   readonly #commitDelayMs: number;
-  #waiters: Waiter[] = [];
+  /** The ticket of the pending batch, once someone flushed; a commit settles it and starts afresh. */
+  #ticket: Ticket | undefined;
   #scheduled: { readonly cancel: () => void } | undefined;
   #lastCommitEnd = Number.NEGATIVE_INFINITY;
   readonly #backoff: { readonly initial: number; readonly max: number };
@@ -177,14 +194,20 @@ export class SqliteStore implements RouterStore {
    * Resolves once every change recorded before this call is committed; rejects with a
    * `commit-failed` {@link StoreError} if the transaction carrying them failed (they stay pending
    * and the next commit retries them), or `closed` after {@link SqliteStore.close}.
+   *
+   * One transaction carries everything pending, so every call until that commit gets the same
+   * promise (the batch's commit ticket), and a caller holding it waits for every change recorded
+   * since as well: a fan-out to many connections, or many copies to one, costs one promise per
+   * commit, not one per copy. Nothing pending: an already settled promise, the same every time.
    */
   flush(): Promise<void> {
     if (this.#closed) return Promise.reject(new StoreError("closed", `${this.file} is closed`));
-    if (this.#pending.isEmpty) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      this.#waiters.push({ resolve, reject });
+    if (this.#pending.isEmpty) return COMMITTED;
+    if (this.#ticket === undefined) {
+      this.#ticket = newTicket();
       this.#schedule();
-    });
+    }
+    return this.#ticket.committed;
   }
 
   /** Commits what is pending, then closes the file. Rejects like {@link SqliteStore.flush}, closing anyway. */
@@ -199,8 +222,8 @@ export class SqliteStore implements RouterStore {
       this.#scheduled = undefined;
       this.#closed = true;
       this.#db.close();
-      const error = new StoreError("closed", `${this.file} closed before a commit`);
-      for (const waiter of this.#waiters.splice(0)) waiter.reject(error);
+      this.#ticket?.reject(new StoreError("closed", `${this.file} closed before a commit`));
+      this.#ticket = undefined;
     }
   }
 
@@ -331,11 +354,11 @@ export class SqliteStore implements RouterStore {
     }
   }
 
-  // One transaction for everything pending; settles every flush() made before it.
+  // One transaction for everything pending; settles the ticket every flush() since the last one got.
   #commit(): void {
     this.#scheduled = undefined;
-    const waiters = this.#waiters;
-    this.#waiters = [];
+    const ticket = this.#ticket;
+    this.#ticket = undefined;
     if (!this.#pending.isEmpty) {
       const started = performance.now();
       const operations = this.#pending.size;
@@ -349,7 +372,7 @@ export class SqliteStore implements RouterStore {
         const backoff = Math.min(this.#backoff.max, this.#backoff.initial * 2 ** (this.stats.consecutiveFailures - 1));
         this.#retryAt = performance.now() + backoff;
         const error = new StoreError("commit-failed", `commit of ${String(operations)} changes to ${this.file} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-        for (const waiter of waiters) waiter.reject(error);
+        ticket?.reject(error);
         this.#schedule(); // the kept changes are still owed a write
         return;
       }
@@ -361,6 +384,6 @@ export class SqliteStore implements RouterStore {
       this.#lastCommitEnd = performance.now();
       this.#hooks.onCommit?.({ operations, durationMs: this.#lastCommitEnd - started });
     }
-    for (const waiter of waiters) waiter.resolve();
+    ticket?.resolve();
   }
 }
