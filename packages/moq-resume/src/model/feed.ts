@@ -29,7 +29,7 @@ export interface FeedReader {
   /**
    * True when the reader may still need something `segment`'s copy holds or may still bring: a
    * group it is owed and was not handed, a straggler the open copy may still deliver in range, or
-   * frames past the position of a group it is reading. `whole(sequence)` is true when a copy the
+   * frames past the position of a group it is reading or that group's end. `whole(sequence)` is true when a copy the
    * feed keeps anyway holds that group from its first frame to its end, so this one is not needed
    * for it.
    */

@@ -22,9 +22,10 @@ export interface ReaderPosition {
 
 /**
  * True when the reader may still need something `segment` holds or may still bring: frames past
- * the position of a group it is reading, a group it is owed and was not handed, or (while the copy
- * is open) a straggler in the segment's range it was not handed yet. `whole(seq)` says another
- * kept copy holds that group entirely, which makes this one unnecessary for it.
+ * the position of a group it is reading or that group's end, a group it is owed and was not
+ * handed, or (while the copy is open) a straggler in the segment's range it was not handed yet.
+ * `whole(seq)` says another kept copy holds that group entirely, which makes this one unnecessary
+ * for it.
  */
 export function readerNeeds(
   reader: ReaderPosition,
@@ -35,7 +36,9 @@ export function readerNeeds(
   for (const read of reader.reading) {
     if (read.done || read.selfSufficient || !segmentCovers(segment, read.sequence)) continue;
     const copy = source.get(read.sequence);
-    if (copy !== undefined && !copy.lost && copy.frameEnd > read.position && !whole(read.sequence)) return true;
+    // Frames past the position, or the group's end: a finished copy is what tells the read it is over.
+    const ahead = copy !== undefined && !copy.lost && (copy.frameEnd > read.position || copy.finished);
+    if (ahead && !whole(read.sequence)) return true;
   }
   const floor = reader.floor;
   for (let i = source.arrivalStart; i < source.arrivalEnd; i++) {

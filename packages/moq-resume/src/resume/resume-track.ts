@@ -273,9 +273,15 @@ export class ResumeTrack implements ReaderFeed<Track> {
 
   #watchSource(source: Track): void {
     if (this.#sources.has(source)) return;
+    let ended = false;
     this.#sources.set(
       source,
       source.watch(() => {
+        // A kept copy that ends may no longer be needed: look once, when it ends.
+        if (!ended && source.closed) {
+          ended = true;
+          this.#retain([]);
+        }
         this.#watchers.notify();
       }),
     );
@@ -308,8 +314,15 @@ export class ResumeTrack implements ReaderFeed<Track> {
     this.#forget(released);
   }
 
-  /** True while a reader needs the copy, or it holds the head of a group the list holds split. */
+  /**
+   * True while the copy is open, a reader needs it, or it holds the head of a group the list holds
+   * split.
+   */
   #needed(segment: Segment<Track>, whole: (sequence: number) => boolean): boolean {
+    // An open copy (one draining after a handover) may still bring a late group in its range,
+    // owed to every reader whose start is at or below it, including readers that join later:
+    // what they will be handed is not known yet, so only the copy's end lets it go.
+    if (!segment.source.closed) return true;
     for (const reader of this.#readers) if (reader.needs(segment, whole)) return true;
     // Head for newcomers: a seam group the list still serves only from past its first frame.
     for (const group of segment.source.groups()) {
