@@ -11,8 +11,9 @@ function setup(options: { sequence?: number; version?: LiteVersion; firstFrame?:
   const group = track.createGroup(options.sequence ?? 3, options.firstFrame === undefined ? {} : { firstFrame: options.firstFrame });
   const io = new FakeIo();
   const stats = new CountingStats();
-  const out = new OutboundGroup(options.version ?? LITE_04, 7, new GroupReader(group, track), stats);
-  return { track, group, io, stats, out };
+  const reader = new GroupReader(group, track);
+  const out = new OutboundGroup(options.version ?? LITE_04, 7, reader, stats);
+  return { track, group, io, stats, out, reader };
 }
 
 function sent(io: FakeIo, version: LiteVersion = LITE_04) {
@@ -116,6 +117,16 @@ describe("OutboundGroup", () => {
     const { id, messages } = sent(io);
     expect(frameBytes(messages)).toEqual([20, 30]);
     expect([io.stream(id).fin, io.stream(id).resets, stats.incompletes]).toEqual([false, [422], 1]);
+  });
+
+  it("abandoning resets the stream and ends its group read, so no copy is kept for the frames it will not send", () => {
+    const { group, io, out, reader } = setup();
+    write(group, 1);
+    out.pump(io);
+    write(group, 2);
+    out.abandon(io, 0x15);
+    expect(io.stream(sent(io).id).resets).toEqual([0x15]);
+    expect([reader.done, reader.position]).toEqual([true, 1]);
   });
 
   it("finishes a whole group with FIN and counts nothing incomplete", () => {

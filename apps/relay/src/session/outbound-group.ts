@@ -189,6 +189,8 @@ export class OutboundGroup implements Scheduled {
     if (this.#done) return;
     this.#done = true;
     this.#release();
+    // The read ends here: the track stops keeping copies for frames this stream will never send.
+    this.reader.close();
     if (this.streamId !== undefined) io.reset(this.streamId, code);
   }
 }

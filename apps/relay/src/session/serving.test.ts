@@ -244,6 +244,30 @@ describe("Serving: scheduling", () => {
     expect(h.serving.outboundGroups).toBe(0);
   });
 
+  it("a group stream the peer stops no longer keeps the copies its read needed once takeovers move them out", () => {
+    const h = new Harness();
+    const a = h.publisher("cam", 10);
+    const b = h.publisher("cam", 20);
+    h.serve(0, subscribeMsg(7, "cam", { startGroup: 0 }));
+    const resume = h.origin.cachedTrack("cam", "video");
+    const first = h.origin.upstreamCopy("cam", "video");
+    if (resume === undefined || first === undefined) throw new Error("no shared track");
+    const group = first.createGroup(0);
+    group.write(Uint8Array.of(1));
+    const [stream] = h.io.opened(false);
+    if (stream === undefined) throw new Error("no group stream");
+    h.serving.abandon(outbound(h, stream), RelayCode.Cancel);
+    // Frames the stopped stream will never send, then three failovers (each new copy serves one
+    // group): the first copy, which alone holds them, is folded out of the segment list.
+    group.write(Uint8Array.of(2));
+    for (let i = 1; i <= 3; i++) {
+      h.origin.upstreamCopy("cam", "video")?.drop();
+      h.origin.upstreamCopy("cam", "video")?.createGroup(i).finish();
+    }
+    expect(a.copies.length + b.copies.length).toBe(4);
+    expect(resume.retained).toBe(0);
+  });
+
   it("counts the bytes held in group streams the framing has no room for", () => {
     const { h, copy } = serving({ startGroup: 0 });
     const group = copy.createGroup(0);
