@@ -73,6 +73,8 @@ export class ResumeTrack implements ReaderFeed<Track> {
   readonly #info: TrackInfo;
   readonly #watchers = new Watchers();
   readonly #sources = new Map<Track, () => void>();
+  /** Kept copies that are still open, each with the removal of the watch for its end. */
+  readonly #ends = new Map<Track, () => void>();
   readonly #readers = new Set<FeedReader>();
   #terminal: TrackTerminal | undefined;
   #idleSince: number | undefined;
@@ -273,15 +275,9 @@ export class ResumeTrack implements ReaderFeed<Track> {
 
   #watchSource(source: Track): void {
     if (this.#sources.has(source)) return;
-    let ended = false;
     this.#sources.set(
       source,
       source.watch(() => {
-        // A kept copy that ends may no longer be needed: look once, when it ends.
-        if (!ended && source.closed) {
-          ended = true;
-          this.#retain([]);
-        }
         this.#watchers.notify();
       }),
     );
@@ -312,6 +308,31 @@ export class ResumeTrack implements ReaderFeed<Track> {
       copiesIn(this.list.segments, sequence).some((group) => group.finished && group.base === 0);
     const released = this.list.releaseRetained((segment) => this.#needed(segment, whole));
     this.#forget(released);
+    this.#watchEnds();
+  }
+
+  /**
+   * Watches every kept copy that is still open (kept for that alone, maybe), so it is looked at
+   * again once it ends. Only those: a check on every frame of the live copy would cost the fast path.
+   */
+  #watchEnds(): void {
+    for (const segment of this.list.retained) {
+      const source = segment.source;
+      if (source.closed || this.#ends.has(source)) continue;
+      this.#ends.set(
+        source,
+        source.watch(() => {
+          if (!source.closed) return;
+          this.#unwatchEnd(source);
+          this.#retain([]);
+        }),
+      );
+    }
+  }
+
+  #unwatchEnd(source: Track): void {
+    this.#ends.get(source)?.();
+    this.#ends.delete(source);
   }
 
   /**
@@ -364,6 +385,7 @@ export class ResumeTrack implements ReaderFeed<Track> {
       if (live.has(segment.source)) continue;
       this.#sources.get(segment.source)?.();
       this.#sources.delete(segment.source);
+      this.#unwatchEnd(segment.source);
     }
   }
 }
