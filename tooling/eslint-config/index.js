@@ -54,6 +54,29 @@ export function config(tsconfigRootDir) {
       extends: [tseslint.configs.disableTypeChecked],
     },
     {
+      // The sans-I/O rule, enforced: the cores (packages/*/src, tests and test helpers aside) touch
+      // no Node global, timer, clock or built-in module; time comes from an injected clock.
+      files: ["packages/*/src/**/*.ts"],
+      ignores: ["**/*.test.ts", "**/*.test-helpers.ts", "**/testing/**"],
+      rules: {
+        "no-restricted-globals": [
+          "error",
+          ...["Buffer", "process", "global", "__dirname", "__filename", "require"].map((name) => ({ name, message: "cores are sans-I/O: no Node globals (DESIGN.md)" })),
+          ...["setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate"].map((name) => ({
+            name,
+            message: "cores are sans-I/O: no timers; take deadlines and report them as effects (DESIGN.md)",
+          })),
+        ],
+        "no-restricted-imports": ["error", { patterns: [{ regex: "^node:", message: "cores are sans-I/O: no Node built-in modules (DESIGN.md)" }] }],
+        "no-restricted-syntax": [
+          "error",
+          { selector: "MemberExpression[object.name='Date'][property.name='now']", message: "cores are sans-I/O: read time from the injected clock (DESIGN.md)" },
+          { selector: "MemberExpression[object.name='performance'][property.name='now']", message: "cores are sans-I/O: read time from the injected clock (DESIGN.md)" },
+          { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "cores are sans-I/O: read time from the injected clock (DESIGN.md)" },
+        ],
+      },
+    },
+    {
       // CommonJS is only used where a tool demands it (pnpm's .pnpmfile.cjs).
       files: ["**/*.cjs"],
       languageOptions: { sourceType: "commonjs" },

@@ -5,8 +5,6 @@ import { MAX_VARINT, varintLength, writeVarint } from "./varint.js";
 /** The spec's largest possible packet: a five-byte fixed header plus 268,435,455 bytes. */
 export const MAX_PACKET_SIZE = 1 + 4 + MAX_VARINT;
 
-const UNZEROED_FROM = 4096;
-
 /**
  * Allocates a packet of exactly the right size, writes its fixed header and returns a writer
  * positioned at the variable header. Refuses (Packet Too Large) a body the Remaining Length
@@ -20,9 +18,8 @@ export function startPacket(firstByte: number, remainingLength: number, maxPacke
   if (total > maxPacketSize) {
     throw new MqttEncodeError(0x95, `packet of ${total} bytes exceeds the maximum of ${maxPacketSize}`);
   }
-  // Large packets skip zero-filling (every byte is written; finishPacket checks it). Small ones
-  // get their own zeroed buffer rather than a slice of Node's shared pool.
-  const buf: Uint8Array = total >= UNZEROED_FROM ? Buffer.allocUnsafeSlow(total) : new Uint8Array(total);
+  // Its own buffer, never a slice of a shared pool; every byte is written (finishPacket checks it).
+  const buf = new Uint8Array(total);
   buf[0] = firstByte;
   const w = new ByteWriter(buf);
   w.pos = writeVarint(buf, 1, remainingLength);
