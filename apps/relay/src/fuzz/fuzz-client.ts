@@ -4,7 +4,8 @@ import { ALLOW_ALL } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import { LiteSession } from "../session/session.js";
 import { createFraming, type StreamId } from "../transport/index.js";
-import type { Action, FuzzCase } from "./arbitraries.js";
+import type { FuzzCase } from "./arbitraries.js";
+import { play, type Player } from "./play.js";
 
 /** What went wrong in a case: only bugs count (a refusal, reset or close of bad input is the answer). */
 export interface CaseResult {
@@ -66,52 +67,24 @@ export function runCase(origin: Origin, id: number, c: FuzzCase, afterAction?: (
     bugs.push("the exchange did not settle");
   };
   let now = 0;
-  const apply = (action: Action): void => {
-    switch (action.kind) {
-      case "open": {
-        const r = client.openStream(action.bidi);
-        if (!r.ok) return;
-        ours.push(r.streamId);
-        action.chunks.forEach((chunk, i) => {
-          client.write(r.streamId, chunk, action.fin && i === action.chunks.length - 1);
-          pump();
-        });
-        return;
-      }
-      case "answer": {
-        const id = theirs[action.nth];
-        if (id === undefined) return;
-        action.chunks.forEach((chunk, i) => {
-          client.write(id, chunk, action.fin && i === action.chunks.length - 1);
-          pump();
-        });
-        return;
-      }
-      case "reset": {
-        const id = ours[action.nth];
-        if (id === undefined) return;
-        if (action.stop) client.stopSending(id, action.code);
-        else client.reset(id, action.code);
-        return;
-      }
-      case "raw":
-        session.receive(action.bytes);
-        return;
-      case "tick":
-        now += action.ms;
-        session.tick(now);
-        client.tick(now);
-        return;
-      default: {
-        const never: never = action;
-        throw new Error(`unexpected action ${JSON.stringify(never)}`);
-      }
-    }
+  const player: Player = {
+    client,
+    ours,
+    theirs,
+    flush: pump,
+    raw: (bytes) => {
+      session.receive(bytes);
+    },
+    tick: (ms) => {
+      now += ms;
+      session.tick(now);
+      client.tick(now);
+    },
   };
   session.start();
   pump();
   for (const action of c.actions) {
-    apply(action);
+    play(player, action);
     pump();
     afterAction?.();
     pump();

@@ -3,7 +3,8 @@
 import { connect as connectTcp, type Socket } from "node:net";
 import WebSocket from "ws";
 import { createFraming, type StreamId } from "../transport/index.js";
-import type { Action, FuzzCase } from "./arbitraries.js";
+import type { FuzzCase } from "./arbitraries.js";
+import { play, type Player } from "./play.js";
 
 /** The relay's ports. */
 export interface Ports {
@@ -92,47 +93,19 @@ export async function runOverSocket(ports: Ports, c: FuzzCase, tcp: boolean, lin
     }
   }
   flush();
-  const write = (id: StreamId, chunks: readonly Uint8Array[], fin: boolean): void => {
-    chunks.forEach((chunk, i) => {
-      client.write(id, chunk, fin && i === chunks.length - 1);
-      flush();
-    });
-  };
-  const apply = (action: Action): void => {
-    switch (action.kind) {
-      case "open": {
-        const r = client.openStream(action.bidi);
-        if (!r.ok) return;
-        ours.push(r.streamId);
-        write(r.streamId, action.chunks, action.fin);
-        return;
-      }
-      case "answer": {
-        const id = theirs[action.nth];
-        if (id !== undefined) write(id, action.chunks, action.fin);
-        return;
-      }
-      case "reset": {
-        const id = ours[action.nth];
-        if (id === undefined) return;
-        if (action.stop) client.stopSending(id, action.code);
-        else client.reset(id, action.code);
-        flush();
-        return;
-      }
-      case "raw":
-        pipe.send(action.bytes);
-        return;
-      case "tick":
-        return;
-      default: {
-        const never: never = action;
-        throw new Error(`unexpected action ${JSON.stringify(never)}`);
-      }
-    }
+  const player: Player = {
+    client,
+    ours,
+    theirs,
+    flush,
+    raw: (bytes) => {
+      pipe.send(bytes);
+    },
+    // Real time passes on its own.
+    tick: () => undefined,
   };
   for (const action of c.actions) {
-    apply(action);
+    play(player, action);
     // Let the relay answer before the next step, as a real peer would wait for replies.
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -388,14 +388,9 @@ export class StreamDispatch {
 /** Bytes a stream's decoder holds that do not make a whole message or frame yet. */
 function undecoded(handler: Handler | undefined): number {
   if (handler === undefined) return 0;
+  if (isControl(handler)) return handler.reader.buffered;
   switch (handler.kind) {
     case "setup":
-    case "accepted":
-    case "announce-serve":
-    case "subscribe-serve":
-    case "ignore":
-    case "answered":
-    case "fetch-serve":
     case "setup-in":
     case "announce-intake":
       return handler.reader.buffered;
