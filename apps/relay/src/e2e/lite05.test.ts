@@ -153,13 +153,18 @@ describe("lite-05 through the relay (qmux-00.moq-lite-05 over WebSocket)", () =>
     expect(viewer.messages.get(fetch)).toEqual(STAMPS.map((timestamp, f) => ({ type: "frame", payload: Uint8Array.of(f, f), timestamp })));
   });
 
-  it("answers TRACK with the held track's info, and resets an unknown broadcast with not-found", async () => {
+  it("answers TRACK with the publisher's info, asked on a TRACK stream of its own, and resets an unknown broadcast with not-found", async () => {
     const { publisher, viewer } = await camOnRelay();
     await subscribeAndPublish(publisher, viewer);
     const info = viewer.open("track", [{ type: "track", broadcast: "cam", track: "video" }]);
     const missing = viewer.open("track", [{ type: "track", broadcast: "nobody", track: "video" }]);
+    await until(() => publisher.find(has("track")) !== undefined, 2000, "the relay asks the publisher");
+    const query = publisher.find(has("track"));
+    if (query === undefined) throw new Error("no track query");
+    expect(publisher.messages.get(query)).toEqual([{ type: "stream_header", kind: "track" }, { type: "track", broadcast: "cam", track: "video" }]);
+    publisher.write(query, [{ type: "track_info", priority: 2, ordered: true, maxLatency: 1500, timescale: 48_000 }], true);
     await until(() => viewer.fins.has(info) && viewer.resets(missing).length > 0, 2000, "track info");
-    expect(viewer.messages.get(info)).toEqual([{ type: "track_info", priority: 2, ordered: false, maxLatency: 0, timescale: 1000 }]);
+    expect(viewer.messages.get(info)).toEqual([{ type: "track_info", priority: 2, ordered: true, maxLatency: 1500, timescale: 48_000 }]);
     expect(viewer.resets(missing)).toMatchObject([{ code: 404 }]);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { e2eSetup, testRelay, until, within } from "./harness.js";
-import { connectNet, frameText, NET_OFFERS, netPublisher, netVersion, readNetGroup, writeGroups } from "./net-harness.js";
+import { connectNet, frameText, liveTrack, NET_OFFERS, netPublisher, netVersion, readNetGroup, writeGroups } from "./net-harness.js";
 
 const cleanup = e2eSetup();
 
@@ -17,9 +17,7 @@ for (const offer of NET_OFFERS) {
       const subConn = await connectNet(cleanup, r.ports.http, "anon", offer);
       await until(() => r.origin.routes("anon/live").length > 0, 3000, "broadcast routable");
       const sub = subConn.consume("live").subscribe("video", { ordered: true, latencyMax: 5000 });
-      await until(() => pub.tracks.length === 1, 3000, "publisher asked for the track");
-      const source = pub.tracks[0];
-      if (source === undefined) throw new Error("no track");
+      const source = await liveTrack(pub, 3000);
       await until(() => [...r.sessions].reduce((n, s) => n + s.subscriptions, 0) === 1, 3000, "subscribed");
       writeGroups(source, 0, 4);
       for (let g = 0; g < 4; g++) {

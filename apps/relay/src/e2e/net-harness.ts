@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { within } from "./harness.js";
+import { until, within } from "./harness.js";
 
 // @moq/net's .d.ts files import without extensions, which NodeNext resolution cannot
 // follow, so the parts the tests use are typed here.
@@ -13,10 +13,16 @@ export interface NetTrackInfo {
   readonly timescale?: number;
 }
 
+/** A frame timestamp: `value` units of `scale` per second. */
+export interface NetTimestamp {
+  readonly value: number;
+  readonly scale: number;
+}
+
 /** A group being read. */
 export interface NetGroup {
   readonly sequence: number;
-  readFrame(): Promise<{ readonly payload: Uint8Array } | undefined>;
+  readFrame(): Promise<{ readonly payload: Uint8Array; readonly timestamp: NetTimestamp } | undefined>;
 }
 
 /** A live subscription. */
@@ -29,12 +35,15 @@ export interface NetSubscriber {
 /** A group being written. */
 export interface NetGroupProducer {
   writeString(text: string): void;
+  writeFrame(frame: { readonly payload: Uint8Array; readonly timestamp: NetTimestamp }): void;
   close(): void;
 }
 
 /** A track being published. */
 export interface NetTrackProducer {
   readonly name: string;
+  /** Undefined while open. */
+  readonly closed: { peek(): unknown };
   appendGroup(): NetGroupProducer;
   close(): void;
 }
@@ -71,6 +80,7 @@ interface NetModule {
   readonly Connection: { connect(url: URL, props?: { transport?: unknown }): Promise<NetConnection> };
   readonly Broadcast: { readonly Producer: new () => NetBroadcastProducer };
   readonly Path: { from(...parts: string[]): string };
+  readonly Time: { readonly Timestamp: new (value: number, scale: number) => NetTimestamp };
 }
 
 /** @moq/net, typed as the tests use it. */
@@ -140,6 +150,19 @@ export async function netPublisher(conn: NetConnection, name: string, info: NetT
     }
   })();
   return { broadcast, tracks };
+}
+
+/**
+ * The track a subscription asked `pub` for, once asked. The client answers a TRACK query (which
+ * the relay sends first) with a throwaway request it closes at once: the subscription's is the
+ * one still open.
+ */
+export async function liveTrack(pub: { readonly tracks: readonly NetTrackProducer[] }, ms = 4000): Promise<NetTrackProducer> {
+  const open = (): NetTrackProducer | undefined => pub.tracks.find((t) => t.closed.peek() === undefined);
+  await until(() => open() !== undefined, ms, "publisher asked for the track");
+  const track = open();
+  if (track === undefined) throw new Error("no track");
+  return track;
 }
 
 /** Writes groups `from` to `to - 1` of `frames` string frames each, `g<group> f<frame>`. */

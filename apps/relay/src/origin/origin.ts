@@ -1,8 +1,9 @@
 import { GroupReader, type ResumeTrack, type Track } from "@handoff/moq-resume";
 import { normalizePath, stripPathPrefix } from "@handoff/moq-resume/lite";
 import { ManualClock, type Clock } from "@handoff/seqlog";
-import { bestRoute, compareRoutes, type Route, type RouteSource } from "./route.js";
+import { bestRoute, bestRouteAvoiding, compareRoutes, type Route, type RouteSource } from "./route.js";
 import { SharedTrack, type SharedHost, type TrackMove } from "./shared-track.js";
+import { TrackInfos, type TrackInfoAnswer } from "./track-infos.js";
 
 /** A broadcast became reachable (or stopped being reachable) for one watcher. */
 export interface AnnounceEvent {
@@ -71,6 +72,8 @@ export class Origin {
   readonly #clock: Clock;
   /** Tracks nobody reads, with when they became idle. */
   readonly #idle = new Map<SharedTrack, number>();
+  /** The publishers' track infos learnt, and the queries for them in flight. */
+  readonly #infos = new TrackInfos();
   #order = 0;
 
   /** @param hopId non-zero, below 2^53 (old JS clients decode hop ids as u53) */
@@ -163,8 +166,11 @@ export class Origin {
     if (routes === undefined) return;
     const left = routes.filter((r) => r.source !== source);
     if (left.length === routes.length) return;
-    if (left.length === 0) this.#routes.delete(key);
-    else this.#routes.set(key, left);
+    if (left.length === 0) {
+      this.#routes.delete(key);
+      // The next publisher of this path may describe its tracks differently.
+      this.#infos.forget(key);
+    } else this.#routes.set(key, left);
     this.#notify(key);
     this.#reroute(key);
   }
@@ -257,6 +263,47 @@ export class Origin {
     return released;
   }
 
+  /**
+   * The publisher's info of `track` of `path` (TRACK_INFO), for a reader coming from
+   * `requester`: from the cache, else asked of the best route that avoids the requester.
+   * Concurrent readers share one query; a route whose session ends before answering is replaced
+   * by the next one. `answer` is called once, possibly at once; the result is a failure with code
+   * undefined when no route is left. Returns the reader's removal.
+   */
+  trackInfo(path: string, track: string, requester: RouteSource | undefined, answer: TrackInfoAnswer): () => void {
+    const normal = normalizePath(path);
+    const known = this.#infos.get(normal, track);
+    if (known !== undefined) {
+      answer({ ok: true, info: known });
+      return noop;
+    }
+    return this.#infos.wait(normal, track, answer, () => {
+      this.#askInfo(normal, track, requester, new Set());
+    });
+  }
+
+  /** Cached track infos (tests, metrics). */
+  get trackInfos(): number {
+    return this.#infos.size;
+  }
+
+  #askInfo(path: string, track: string, requester: RouteSource | undefined, tried: Set<RouteSource>): void {
+    for (;;) {
+      const route = bestRouteAvoiding(this.routes(path), (s) => s === requester || tried.has(s));
+      if (route === undefined) {
+        this.#infos.settle(path, track, { ok: false, code: undefined });
+        return;
+      }
+      tried.add(route.source);
+      const asked =
+        route.source.askTrackInfo?.(path, track, (result) => {
+          if (!result.ok && result.gone === true) this.#askInfo(path, track, requester, tried);
+          else this.#infos.settle(path, track, result);
+        }) ?? false;
+      if (asked) return;
+    }
+  }
+
   /** The resumed track readers of `track` of `path` share, if the relay is subscribed to it. */
   cachedTrack(path: string, track: string): ResumeTrack | undefined {
     return this.#tracks.get(trackKey(normalizePath(path), track))?.resume;
@@ -303,6 +350,10 @@ export class Origin {
 
 function signature(event: AnnounceEvent): string {
   return `${String(event.cost)}|${event.hops.join(",")}`;
+}
+
+function noop(): void {
+  // Nothing to remove: the answer was given at once.
 }
 
 function trackKey(path: string, track: string): string {

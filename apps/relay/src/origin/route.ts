@@ -1,4 +1,5 @@
 import type { Boundary, Track } from "@handoff/moq-resume";
+import type { TrackInfoAnswer } from "./track-infos.js";
 
 /**
  * Where a new upstream copy must start: called with the copy once the source is sure it can
@@ -21,6 +22,13 @@ export interface RouteSource {
    * `place` is then not called.
    */
   subscribeUpstream(path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined;
+  /**
+   * Asks the peer for the info of `track` of `path` (lite-05+: a TRACK stream; older versions
+   * advertise none, and answer at once with the info such a publisher gets). `answer` is called
+   * once, possibly before this returns. False when the source cannot ask now (closing, out of
+   * streams); `answer` is then never called. A source without it is never asked.
+   */
+  askTrackInfo?(path: string, track: string, answer: TrackInfoAnswer): boolean;
 }
 
 /** One upstream subscription: the copy and how to end it. */

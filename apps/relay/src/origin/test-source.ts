@@ -4,6 +4,7 @@
  */
 import { Track, type Boundary, type GroupReader, type ResumeTrack, type TrackReader } from "@handoff/moq-resume";
 import type { RouteSource } from "./route.js";
+import type { TrackInfoAnswer } from "./track-infos.js";
 
 /** One upstream subscription a {@link FakeSource} was asked for. */
 export interface FakeCopy {
@@ -20,6 +21,8 @@ export interface FakeSource extends RouteSource {
   /** Path and track of every subscription asked for. */
   readonly asked: string[];
   refuse: boolean;
+  /** The TRACK_INFO queries asked of it, for the test to answer. */
+  readonly infoQueries: { readonly path: string; readonly track: string; readonly answer: TrackInfoAnswer }[];
 }
 
 /** A fake route source with id `id`. */
@@ -29,6 +32,12 @@ export function fakeSource(id: number): FakeSource {
     copies: [],
     asked: [],
     refuse: false,
+    infoQueries: [],
+    askTrackInfo(path, track, answer) {
+      if (source.refuse) return false;
+      source.infoQueries.push({ path, track, answer });
+      return true;
+    },
     subscribeUpstream(path, name, _priority, place) {
       if (source.refuse) return undefined;
       source.asked.push(`${path}:${name}`);

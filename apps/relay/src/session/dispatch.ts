@@ -21,7 +21,7 @@ export interface DispatchHooks {
 }
 
 /** The handlers that read control messages off an accepted bidi stream. */
-type ControlHandler = Extract<Handler, { kind: "accepted" | "announce-serve" | "subscribe-serve" | "ignore" | "answered" | "fetch-serve" }>;
+type ControlHandler = Extract<Handler, { kind: "accepted" | "announce-serve" | "subscribe-serve" | "ignore" | "answered" | "track-serve" | "fetch-serve" }>;
 
 function isControl(handler: Handler): handler is ControlHandler {
   switch (handler.kind) {
@@ -30,9 +30,11 @@ function isControl(handler: Handler): handler is ControlHandler {
     case "subscribe-serve":
     case "ignore":
     case "answered":
+    case "track-serve":
     case "fetch-serve":
       return true;
     case "setup":
+    case "track-query":
     case "announce-intake":
     case "upstream":
     case "group-in":
@@ -162,6 +164,7 @@ export class StreamDispatch {
       case "subscribe-serve":
       case "ignore":
       case "answered":
+      case "track-serve":
       case "fetch-serve":
         handler.reader.push(bytes);
         if (fin) handler.reader.end();
@@ -187,6 +190,9 @@ export class StreamDispatch {
         return;
       case "upstream":
         this.upstreams.receive(id, handler.sub, bytes, fin);
+        return;
+      case "track-query":
+        handler.query.receive(this.ctx, id, bytes, fin);
         return;
       case "group-in":
         this.upstreams.receiveGroup(id, handler.group, bytes, fin);
@@ -252,6 +258,14 @@ export class StreamDispatch {
         ctx.handlers.delete(id);
         handler.fetch.abandon(code);
         if (!stopSending) ctx.io.stopSending(id, code);
+        return;
+      case "track-query":
+        handler.query.reset(ctx, id, code, stopSending);
+        return;
+      case "track-serve":
+        ctx.handlers.delete(id);
+        handler.cancel();
+        refuse(ctx.io, id, true, code);
         return;
       case "answered":
         // A PROBE or TRACK stream is never reset by us: close our side cleanly.
@@ -338,6 +352,8 @@ export class StreamDispatch {
       return;
     }
     ctx.handlers.delete(id);
+    // The peer gave up waiting for the track's info.
+    if (handler.kind === "track-serve") handler.cancel();
     if (handler.kind === "subscribe-serve" && handler.sub !== undefined) {
       // The peer unsubscribed (FIN): stop sending and close our side too.
       this.serving.end(handler.sub, undefined);
@@ -350,6 +366,7 @@ export class StreamDispatch {
   #controlFailed(id: StreamId, handler: ControlHandler, code: number): void {
     const ctx = this.ctx;
     ctx.handlers.delete(id);
+    if (handler.kind === "track-serve") handler.cancel();
     if (handler.kind === "answered") {
       // Never reset a PROBE stream (@moq/lite closes its session on that): stop reading, FIN ours.
       ctx.io.stopSending(id, code);
@@ -394,6 +411,8 @@ function undecoded(handler: Handler | undefined): number {
     case "setup-in":
     case "announce-intake":
       return handler.reader.buffered;
+    case "track-query":
+      return handler.query.buffered;
     case "upstream":
       return handler.sub.buffered;
     case "group-in":

@@ -18,6 +18,7 @@ import type { ServedSubscription, ServeHost } from "./served-subscription.js";
 import { Serving } from "./serving.js";
 import type { SessionStats } from "./stats.js";
 import type { StreamIo } from "./stream-io.js";
+import { askTrackInfo } from "./track-query.js";
 import { Upstreams } from "./upstreams.js";
 
 /** What the fake framing saw on one stream. */
@@ -238,6 +239,7 @@ export class Harness {
       id: options.id ?? 1,
       subscribeUpstream: (path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined =>
         this.upstreams.subscribe(path, track, priority, place),
+      askTrackInfo: (path, track, answer) => askTrackInfo(this.ctx, path, track, answer),
       startGroup: (sub, group) => {
         this.serving.startGroup(sub, group);
       },

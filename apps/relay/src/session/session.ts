@@ -3,6 +3,7 @@ import { hasGoaway, hasTrackStream, LiteStreamReader, LiteStreamWriter, type Lit
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import type { PlaceCopy, RouteSource, UpstreamTrack } from "../origin/route.js";
+import type { TrackInfoAnswer } from "../origin/track-infos.js";
 import type { FramingEvent, FramingSession, QmuxVersion, StreamId } from "../transport/index.js";
 import { Announces } from "./announces.js";
 import { refuse, type SessionContext } from "./context.js";
@@ -17,6 +18,7 @@ import { Serving } from "./serving.js";
 import { SetupExchange } from "./setup-stream.js";
 import { NO_STATS, type SessionStats } from "./stats.js";
 import type { StreamIo } from "./stream-io.js";
+import { askTrackInfo } from "./track-query.js";
 import { Upstreams } from "./upstreams.js";
 import { pickSetupVersion, versionMode, type VersionMode } from "./version.js";
 
@@ -86,6 +88,7 @@ export class LiteSession implements RouteSource, ServeHost {
   readonly #upstreams: Upstreams;
   readonly #dispatch: StreamDispatch;
   readonly #setup: SetupExchange;
+  readonly #ctx: SessionContext;
   /** The connection's path scope; a lite-05 SETUP Path may narrow it. */
   #root: string;
   #version: LiteVersion | undefined;
@@ -210,6 +213,7 @@ export class LiteSession implements RouteSource, ServeHost {
         this.contain(where, fn);
       },
     };
+    this.#ctx = ctx;
     this.#announces = new Announces(ctx);
     this.#serving = new Serving(ctx);
     this.#upstreams = new Upstreams(ctx);
@@ -336,6 +340,16 @@ export class LiteSession implements RouteSource, ServeHost {
       upstream = this.#upstreams.subscribe(path, track, priority, place);
     });
     return upstream;
+  }
+
+  /** @inheritdoc */
+  askTrackInfo(path: string, track: string, answer: TrackInfoAnswer): boolean {
+    // Asked from a subscriber's event, like subscribeUpstream.
+    let asked = false;
+    this.contain("track-info-upstream", () => {
+      asked = askTrackInfo(this.#ctx, path, track, answer);
+    });
+    return asked;
   }
 
   // --- ServeHost ---
@@ -539,6 +553,9 @@ export class LiteSession implements RouteSource, ServeHost {
       if (handler.kind === "announce-serve") handler.close();
       // A fetch waiting on an open group lets go of its track now, not at the track's next change.
       else if (handler.kind === "fetch-serve") handler.fetch.abandon(undefined);
+      else if (handler.kind === "track-serve") handler.cancel();
+      // Another route may still answer a reader waiting for this track's info.
+      else if (handler.kind === "track-query") handler.query.gone();
     }
     this.#upstreams.teardown();
     this.#backlog.clear();

@@ -1,29 +1,28 @@
-import { DEFAULT_TRACK_INFO, type TrackInfo as ModelTrackInfo } from "@handoff/moq-resume";
+import type { TrackInfo as ModelTrackInfo } from "@handoff/moq-resume";
 import { joinPath, type LiteStreamReader, type Track, type TrackInfo } from "@handoff/moq-resume/lite";
 import { allowed } from "../auth/permissions.js";
 import type { StreamId } from "../transport/index.js";
 import { turnDown, type SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
+import { UNADVERTISED_TRACK_INFO } from "./track-query.js";
 
-/**
- * The TRACK_INFO for a track's model info. A track the relay holds no copy of yet gets the
- * model's defaults: priority 0, unordered, no latency bound, timescale 1000 (milliseconds).
- */
-export function trackInfoMessage(info: ModelTrackInfo = DEFAULT_TRACK_INFO): TrackInfo {
+/** The TRACK_INFO for a track's model info. */
+export function trackInfoMessage(info: ModelTrackInfo): TrackInfo {
   return {
     type: "track_info",
     priority: info.priority,
     ordered: info.ordered,
     maxLatency: info.maxLatencyMs,
-    // The wire forbids 0; a copy made without a timescale falls back to the default.
-    timescale: info.timescale > 0 ? info.timescale : DEFAULT_TRACK_INFO.timescale,
+    // The wire forbids 0; a copy made without a timescale falls back to milliseconds.
+    timescale: info.timescale > 0 ? info.timescale : UNADVERTISED_TRACK_INFO.timescale,
   };
 }
 
 /**
- * Answers a TRACK (lite-05) that came on accepted stream `id`: TRACK_INFO from the origin's copy
- * of the track, then FIN. A broadcast outside the grant is refused; one the origin cannot route
- * is reset with NotFound.
+ * Answers a TRACK (lite-05) that came on accepted stream `id`: TRACK_INFO as the publisher gave
+ * it (cached by the origin, or asked upstream now), then FIN. A broadcast outside the grant is
+ * refused; one the origin cannot route is reset with NotFound, and a failed upstream query with
+ * the upstream's code. The stream waits for the answer; the peer may give up meanwhile.
  */
 export function serveTrack(ctx: SessionContext, id: StreamId, reader: LiteStreamReader, msg: Track): void {
   const writer = ctx.writer;
@@ -38,6 +37,22 @@ export function serveTrack(ctx: SessionContext, id: StreamId, reader: LiteStream
     turnDown(ctx, id, reader, code);
     return;
   }
-  ctx.handlers.set(id, { kind: "answered", reader });
-  ctx.io.send(id, writer.encode(trackInfoMessage(ctx.origin.cachedTrack(path, msg.track)?.info)), true);
+  const handler = { kind: "track-serve" as const, reader, cancel: noop };
+  ctx.handlers.set(id, handler);
+  const cancel = ctx.origin.trackInfo(path, msg.track, ctx.self, (result) => {
+    // Usually answered from the upstream session's event: contained to this session.
+    ctx.contain("track-info", () => {
+      if (ctx.closed || ctx.handlers.get(id) !== handler) return;
+      if (result.ok) {
+        ctx.handlers.set(id, { kind: "answered", reader });
+        ctx.io.send(id, writer.encode(trackInfoMessage(result.info)), true);
+      } else turnDown(ctx, id, reader, result.code ?? RelayCode.NotFound);
+      ctx.drain();
+    });
+  });
+  if (ctx.handlers.get(id) === handler) handler.cancel = cancel;
+}
+
+function noop(): void {
+  // Replaced once the query is registered.
 }

@@ -1,0 +1,108 @@
+import type { TrackInfo } from "@handoff/moq-resume";
+import { hasTrackStream, LiteStreamReader, stripPathPrefix, type LiteVersion } from "@handoff/moq-resume/lite";
+import type { TrackInfoAnswer, TrackInfoResult } from "../origin/track-infos.js";
+import type { StreamId } from "../transport/index.js";
+import { refuse, type SessionContext } from "./context.js";
+
+/**
+ * The info of a track whose publisher advertises none (lite-01..04 have no TRACK stream): the
+ * reference's default retention window of 5 s rather than 0 ms, which today's clients read as
+ * "evict every group as soon as it closes", and milliseconds.
+ */
+export const UNADVERTISED_TRACK_INFO: TrackInfo = { priority: 0, ordered: false, maxLatencyMs: 5000, timescale: 1000 };
+
+/**
+ * A TRACK stream the relay opened on its peer (lite-05+) to learn a track's info: the peer
+ * answers one TRACK_INFO and FINs. The answer is given once: the info, the peer's reset code,
+ * or "gone" when the session ends first.
+ */
+export class TrackQuery {
+  readonly #reader: LiteStreamReader;
+  readonly #answer: TrackInfoAnswer;
+  #settled = false;
+
+  constructor(version: LiteVersion, answer: TrackInfoAnswer) {
+    this.#reader = new LiteStreamReader({ role: "opened", kind: "track", version });
+    this.#answer = answer;
+  }
+
+  /** Bytes of the peer's reply not decoded yet. */
+  get buffered(): number {
+    return this.#reader.buffered;
+  }
+
+  /** Bytes (and FIN) on the TRACK stream `id`. */
+  receive(ctx: SessionContext, id: StreamId, bytes: Uint8Array, fin: boolean): void {
+    this.#reader.push(bytes);
+    if (fin) this.#reader.end();
+    for (;;) {
+      const step = this.#reader.next();
+      switch (step.kind) {
+        case "need_more":
+          return;
+        case "message":
+          if (step.message.type === "track_info") {
+            const msg = step.message;
+            // Our side is done too once the reply is in.
+            ctx.io.send(id, new Uint8Array(0), true);
+            this.#settle({ ok: true, info: { priority: msg.priority, ordered: msg.ordered, maxLatencyMs: msg.maxLatency, timescale: msg.timescale } });
+          }
+          continue;
+        case "end":
+          ctx.handlers.delete(id);
+          // A FIN without TRACK_INFO answers nothing: the track is not there.
+          this.#settle({ ok: false, code: undefined });
+          return;
+        case "error":
+          ctx.handlers.delete(id);
+          refuse(ctx.io, id, true, step.error.code);
+          this.#settle({ ok: false, code: step.error.code });
+          return;
+        default: {
+          const never: never = step;
+          throw new Error(`unexpected read step ${JSON.stringify(never)}`);
+        }
+      }
+    }
+  }
+
+  /** The peer reset the stream (it does not know the track, or failed). */
+  reset(ctx: SessionContext, id: StreamId, code: number, stopSending: boolean): void {
+    ctx.handlers.delete(id);
+    if (!stopSending) ctx.io.reset(id, code);
+    this.#settle({ ok: false, code });
+  }
+
+  /** The session ended before the answer: another route may be asked. */
+  gone(): void {
+    this.#settle({ ok: false, code: undefined, gone: true });
+  }
+
+  #settle(result: TrackInfoResult): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#answer(result);
+  }
+}
+
+/**
+ * Asks the peer for the info of `track` of `path` (a route source's `askTrackInfo`). A
+ * version without the TRACK stream answers at once with {@link UNADVERTISED_TRACK_INFO}.
+ */
+export function askTrackInfo(ctx: SessionContext, path: string, track: string, answer: TrackInfoAnswer): boolean {
+  const version = ctx.version;
+  const writer = ctx.writer;
+  if (ctx.closed || version === undefined || writer === undefined) return false;
+  const suffix = stripPathPrefix(ctx.root, path);
+  if (suffix === undefined) return false;
+  if (!hasTrackStream(version)) {
+    answer({ ok: true, info: UNADVERTISED_TRACK_INFO });
+    return true;
+  }
+  const id = ctx.io.open(true);
+  if (id === undefined) return false;
+  ctx.handlers.set(id, { kind: "track-query", query: new TrackQuery(version, answer) });
+  ctx.io.send(id, writer.encodeAll([{ type: "stream_header", kind: "track" }, { type: "track", broadcast: suffix, track }]), false);
+  ctx.drain();
+  return true;
+}
