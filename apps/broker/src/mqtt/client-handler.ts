@@ -19,6 +19,7 @@ import {
   type PublishEffect,
   type Router,
   type SubscribeEffect,
+  type SubscribeGrant,
 } from "@handoff/mqtt-router";
 import type { Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
@@ -28,6 +29,7 @@ import type { BrokerCounters } from "./counters.js";
 import type { FlowControl, Hold } from "./flow-control.js";
 import { HeldLane } from "./held-lane.js";
 import type { DeniedSummary } from "./log-summary.js";
+import { subscribeInTurns } from "./paced-subscribe.js";
 import type { PublishTemplates } from "./publish-templates.js";
 import type { Transport } from "./transport.js";
 
@@ -439,8 +441,7 @@ export class ClientHandler implements DeliverySink {
       case "publish":
         return this.#publish(effect);
       case "subscribe":
-        this.#subscribe(effect);
-        return undefined;
+        return this.#subscribe(effect);
       case "unsubscribe": {
         if (id === undefined || generation === undefined) return undefined;
         const result = router.unsubscribe(id.clientId, generation, effect.topicFilters);
@@ -750,11 +751,11 @@ export class ClientHandler implements DeliverySink {
     durability.flush().then(settled, settled);
   }
 
-  #subscribe(effect: SubscribeEffect): void {
+  #subscribe(effect: SubscribeEffect): Promise<void> | undefined {
     const { router, access, counters, log } = this.#ctx;
     const id = this.#identity;
     const generation = this.#generation;
-    if (id === undefined || generation === undefined) return;
+    if (id === undefined || generation === undefined) return undefined;
     // 3.1.1 has no reason codes: the protocol layer sends any failure as 0x80.
     const denied = ReasonCode.NotAuthorized;
     const codes: number[] = [];
@@ -781,17 +782,23 @@ export class ClientHandler implements DeliverySink {
     // Retained messages for the new subscriptions follow the SUBACK rather than precede it, and
     // whatever else arrives before the SUBACK queues behind them: deliveries wait until then.
     router.unbind(id.clientId, generation);
-    const result = router.subscribe(id.clientId, generation, requests, effect.subscriptionIdentifier);
-    if (!result.ok) return;
-    result.granted.forEach((code, k) => {
-      const index = allowed[k];
-      if (index !== undefined) codes[index] = code;
-      if (code === ReasonCode.QuotaExceeded) log.debug({ clientId: id.clientId, filter: effect.subscriptions[index ?? -1]?.topicFilter }, "subscription refused: subscription limit reached");
-    });
-    this.#afterCommit(() => {
-      this.#conn.subscribed(effect.packetId, codes);
-      router.bind(id.clientId, generation);
-    });
+    const answer = (granted: readonly SubscribeGrant[] | undefined): void => {
+      if (granted === undefined) return; // displaced meanwhile
+      granted.forEach((code, k) => {
+        const index = allowed[k];
+        if (index !== undefined) codes[index] = code;
+        if (code === ReasonCode.QuotaExceeded) log.debug({ clientId: id.clientId, filter: effect.subscriptions[index ?? -1]?.topicFilter }, "subscription refused: subscription limit reached");
+      });
+      this.#afterCommit(() => {
+        this.#conn.subscribed(effect.packetId, codes);
+        router.bind(id.clientId, generation);
+      });
+    };
+    // Many filters over a large retained store take several turns; what follows waits for them.
+    const granted = subscribeInTurns(router, id.clientId, generation, requests, effect.subscriptionIdentifier);
+    if (granted instanceof Promise) return granted.then(answer);
+    answer(granted);
+    return undefined;
   }
 
   #closed(publishWill: boolean, sessionExpiryInterval: number, cause: string, reasonCode: number, detail: string): void {
