@@ -42,12 +42,13 @@ async function listening(bin: string, args: readonly string[]): Promise<{ stop: 
 
 describe("deploy", () => {
   it("a deployed broker runs outside the workspace and answers /health", async () => {
-    await pnpm(["--filter", "broker", "deploy", "--prod", "--legacy", join(out, "broker")], { cwd: root });
+    // A store without a build of better-sqlite3 for this Node compiles it: minutes, not seconds.
+    await pnpm(["--filter", "broker", "deploy", "--prod", "--legacy", join(out, "broker")], { cwd: root, timeoutMs: 200_000 });
     const app = await listening(join(out, "broker", "bin", "handoff-broker.js"), ["--port", "0", "--ws-port", "0", "--http-port", "0", "--data-dir", join(out, "data")]);
     const health = await fetch(`http://127.0.0.1:${String(app.record["http"])}/health`);
     expect(health.status).toBe(200);
     expect(await app.stop()).toBe(0);
-  }, 90_000);
+  }, 240_000);
 
   it("a deployed relay runs outside the workspace and answers /health", async () => {
     await pnpm(["--filter", "relay", "deploy", "--prod", "--legacy", join(out, "relay")], { cwd: root });
@@ -55,7 +56,7 @@ describe("deploy", () => {
     const health = await fetch(`http://127.0.0.1:${String(app.record["http"])}/health`);
     expect(health.status).toBe(200);
     expect(await app.stop()).toBe(0);
-  }, 90_000);
+  }, 240_000);
 
   it("the systemd units pass systemd-analyze verify", async (ctx) => {
     if (!(await works("systemd-analyze", ["--version"]))) ctx.skip("systemd-analyze is not installed here");
