@@ -298,6 +298,7 @@ export class LiteSession implements RouteSource, ServeHost {
   tick(nowMs: number): void {
     if (this.#closed) return;
     this.#dispatch.reconcile();
+    this.#upstreams.tick(nowMs);
     this.#framing.tick(nowMs);
     this.#drain();
   }

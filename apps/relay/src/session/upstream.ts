@@ -3,6 +3,7 @@ import { LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
 import type { StreamId } from "../transport/index.js";
 import { NO_MEMORY, type SessionMemory } from "./memory.js";
 import type { StreamIo } from "./stream-io.js";
+import { SubscriptionEnd } from "./subscription-end.js";
 
 /**
  * A subscription the relay holds on the peer (the peer publishes): the SUBSCRIBE stream we
@@ -12,7 +13,10 @@ export class UpstreamSubscription {
   /** The copy shared with every downstream reader. */
   readonly track: Track;
   readonly #reader: LiteStreamReader;
+  readonly #end = new SubscriptionEnd();
   #cancelled = false;
+  /** Told once the copy ended for good (finished, aborted or dropped): the owner forgets it. */
+  onDone: () => void = noop;
   /**
    * Where this copy continues a group another copy left open: the peer sends that group from its
    * first frame, and the frames below `frame` are already held, so they are skipped.
@@ -44,36 +48,78 @@ export class UpstreamSubscription {
   }
 
   /**
-   * Responses on the SUBSCRIBE stream. Returns true when the stream is over (FIN: the track
-   * finished; malformed: the track is aborted and the caller resets the stream with the code).
+   * Responses on the SUBSCRIBE stream. Returns `over` when the stream is over (FIN: the
+   * publisher ended the subscription; malformed: the track is aborted and the caller resets the
+   * stream with the code). After a FIN the copy may still be `owing` groups below the declared
+   * SUBSCRIBE_END whose streams are still arriving: it finishes once they are in (or reported).
    */
-  receive(bytes: Uint8Array, fin: boolean): { readonly over: boolean; readonly errorCode?: number } {
+  receive(bytes: Uint8Array, fin: boolean): { readonly over: boolean; readonly errorCode?: number; readonly owing?: boolean } {
     this.#reader.push(bytes);
     if (fin) this.#reader.end();
-    // SUBSCRIBE_OK / DROP carry nothing the relay needs: groups come on their own streams.
-    const { status } = this.#reader.drain();
+    const { messages, status } = this.#reader.drain();
+    // Groups come on their own streams; the range replies say which of them are owed.
+    for (const msg of messages) {
+      if (msg.type === "subscribe_start") this.#end.started(msg.group);
+      else if (msg.type === "subscribe_end") this.#end.declared(msg.group);
+      else if (msg.type === "subscribe_drop") this.#end.dropped(msg.start, msg.end);
+    }
     if (status.kind === "error") {
       this.track.abort(status.error.code);
       return { over: true, errorCode: status.error.code };
     }
     if (status.kind === "end") {
-      this.track.finish();
-      return { over: true };
+      this.#end.finished();
+      if (this.#finishIfComplete()) return { over: true };
+      return { over: true, owing: true };
     }
     return { over: false };
+  }
+
+  /** True when group `sequence` is past the end the publisher declared: it is not taken. */
+  refuses(sequence: number): boolean {
+    return this.#end.refuses(sequence);
+  }
+
+  /** Group `sequence` of this copy completed or failed. */
+  groupSettled(sequence: number): void {
+    this.#end.settled(sequence);
+    this.#finishIfComplete();
+  }
+
+  /** Time passes: a copy still owing groups long after the FIN finishes without them. */
+  tick(nowMs: number): void {
+    if (this.#end.fin && !this.track.closed && this.#end.overdue(nowMs)) this.#finish();
   }
 
   /** The peer reset the subscription (refused it, or failed). */
   reset(code: number): void {
     this.track.abort(code);
+    this.onDone();
+  }
+
+  /** True once the publisher FINed the subscription (it may still owe groups). */
+  get ended(): boolean {
+    return this.#end.fin;
   }
 
   /** The last downstream reader left: FIN our side, which ends the subscription for the peer. */
   cancel(io: StreamIo): void {
     if (this.#cancelled) return;
     this.#cancelled = true;
-    io.send(this.streamId, new Uint8Array(0), true);
+    // Our side was FINed already when the publisher ended it first.
+    if (!this.#end.fin) io.send(this.streamId, new Uint8Array(0), true);
+    this.#finish();
+  }
+
+  #finishIfComplete(): boolean {
+    if (!this.#end.complete) return false;
+    this.#finish();
+    return true;
+  }
+
+  #finish(): void {
     this.track.finish();
+    this.onDone();
   }
 
   /** The first frame of group `sequence` this copy must keep (frames below it are skipped). */
@@ -87,6 +133,10 @@ export class UpstreamSubscription {
   }
 }
 
+function noop(): void {
+  // Set by the owner.
+}
+
 /**
  * A group stream the peer opened: the GROUP header names the subscription, frames fill the
  * group, FIN finishes it and a reset aborts it.
@@ -95,6 +145,8 @@ export class InboundGroup {
   readonly #reader: LiteStreamReader;
   #group: Group | undefined;
   #track: Track | undefined;
+  /** The subscription and sequence of the group, once its header was read. */
+  #owner: { readonly sub: UpstreamSubscription; readonly sequence: number } | undefined;
   #bytes = 0;
   /** Frames still to skip at the head of a continued group. */
   #skip = 0;
@@ -134,6 +186,7 @@ export class InboundGroup {
           return "more";
         case "end":
           this.#group?.finish();
+          this.#settled();
           return "done";
         case "error":
           this.#abort();
@@ -143,7 +196,7 @@ export class InboundGroup {
           if (msg.type === "group") {
             const sub = lookup(msg.subscribe);
             const track = sub?.track;
-            if (sub === undefined || track === undefined || track.closed) return "ignore";
+            if (sub === undefined || track === undefined || track.closed || sub.refuses(msg.sequence)) return "ignore";
             const firstFrame = sub.firstFrame(msg.sequence);
             try {
               this.#group = track.createGroup(msg.sequence, { firstFrame });
@@ -153,10 +206,16 @@ export class InboundGroup {
               // A duplicate or a closed copy: nobody needs these bytes.
               return "ignore";
             }
+            this.#owner = { sub, sequence: msg.sequence };
             this.memory.created(track, this.#group);
           } else if (msg.type === "frame") {
             const group = this.#group;
-            if (group === undefined || group.sealed) return "ignore";
+            if (group === undefined) return "ignore";
+            if (group.sealed) {
+              // Evicted or aborted meanwhile: the rest is not wanted.
+              this.#settled();
+              return "ignore";
+            }
             if (this.#skip > 0) {
               // Already held from the copy this one continues.
               this.#skip -= 1;
@@ -190,6 +249,14 @@ export class InboundGroup {
   #abort(): void {
     this.#group?.abort();
     if (this.#track !== undefined) this.memory.changed(this.#track);
+    this.#settled();
+  }
+
+  /** The group is over, whole or not: its subscription is owed it no more. */
+  #settled(): void {
+    const owner = this.#owner;
+    this.#owner = undefined;
+    owner?.sub.groupSettled(owner.sequence);
   }
 }
 

@@ -5,6 +5,7 @@ import type { PlaceCopy } from "../origin/route.js";
 import type { StreamId } from "../transport/index.js";
 import { RelayCode } from "./limits.js";
 import { Harness, type HarnessOptions } from "./session.test-helpers.js";
+import { END_GRACE_MS } from "./subscription-end.js";
 import { InboundGroup, UpstreamSubscription } from "./upstream.js";
 
 const atLiveEdge: PlaceCopy = () => undefined;
@@ -363,5 +364,99 @@ describe("Upstreams: inbound group streams", () => {
     const group = receiveGroup(h, 2, groupBytes(writer, 0, 0, bytes(1)), false);
     group.reset();
     expect(up.track.group(0)?.lost).toBe(true);
+  });
+});
+
+describe("Upstreams: a lite-05 publisher's SUBSCRIBE_END", () => {
+  /** A lite-05 upstream whose publisher answered SUBSCRIBE_START `start`, SUBSCRIBE_END `end` and FIN. */
+  function ended(start: number, end: number, extra: LiteMessage[] = []) {
+    const u = upstream({ version: LITE_05 });
+    const replies = u.writer.encodeAll([{ type: "subscribe_start", group: start }, ...extra, { type: "subscribe_end", group: end }]);
+    return { ...u, replies, sub: handlerSub(u.h, u.stream) };
+  }
+
+  const group05 = (writer: LiteStreamWriter, sequence: number, values: readonly number[]): Uint8Array =>
+    writer.encodeAll([
+      { type: "stream_header", kind: "group" },
+      { type: "group", subscribe: 0, sequence },
+      ...values.map((v): LiteMessage => ({ type: "frame", payload: Uint8Array.of(v), timestamp: v })),
+    ]);
+
+  it("keeps the copy open after the FIN while a group below the end is still arriving, and finishes once it is in", () => {
+    const { h, up, stream, writer, replies, sub } = ended(0, 2);
+    receiveGroup(h, 2, group05(writer, 0, [1, 2]));
+    const half = group05(writer, 1, [3, 4]);
+    const open = new InboundGroup(LITE_05);
+    h.upstreams.receiveGroup(6, open, half.subarray(0, half.length - 2), false);
+    h.upstreams.receive(stream, sub, replies, true);
+    // Our side is FINed at once; the copy waits for group 1.
+    expect(h.io.stream(stream).fin).toBe(true);
+    expect(up.track.closed).toBe(false);
+    h.upstreams.receiveGroup(6, open, half.subarray(half.length - 2), true);
+    expect(h.io.stream(6).stops).toEqual([]);
+    expect(frames(up.track, 1)).toEqual([3, 4]);
+    expect(up.track.terminal()).toEqual({ kind: "finished" });
+    expect(h.upstreams.count).toBe(0);
+  });
+
+  it("takes a group below the end whose stream only opens after the FIN", () => {
+    const { h, up, stream, writer, replies, sub } = ended(4, 6);
+    receiveGroup(h, 2, group05(writer, 4, [1]));
+    h.upstreams.receive(stream, sub, replies, true);
+    expect(up.track.closed).toBe(false);
+    receiveGroup(h, 6, group05(writer, 5, [2, 3]));
+    expect(h.io.stream(6).stops).toEqual([]);
+    expect(up.track.group(5)?.finished).toBe(true);
+    expect(up.track.terminal()).toEqual({ kind: "finished" });
+  });
+
+  it("refuses a group at or past the declared end", () => {
+    const { h, up, stream, writer, replies, sub } = ended(0, 1);
+    h.upstreams.receive(stream, sub, replies, false);
+    receiveGroup(h, 2, group05(writer, 1, [1]));
+    expect(h.io.stream(2).stops).toEqual([RelayCode.Cancel]);
+    expect(up.track.group(1)).toBeUndefined();
+  });
+
+  it("counts a reset group and a dropped one as reported", () => {
+    const { h, up, stream, writer, replies, sub } = ended(0, 3, [{ type: "subscribe_drop", start: 2, end: 2, error: 0 }]);
+    const broken = new InboundGroup(LITE_05);
+    h.upstreams.receiveGroup(2, broken, group05(writer, 0, [1]), false);
+    receiveGroup(h, 6, group05(writer, 1, [2]));
+    h.upstreams.receive(stream, sub, replies, true);
+    expect(up.track.closed).toBe(false);
+    broken.reset();
+    expect(up.track.terminal()).toEqual({ kind: "finished" });
+  });
+
+  it("finishes at once when everything below the end is in before the FIN, and for an end of 0", () => {
+    const whole = ended(0, 1);
+    receiveGroup(whole.h, 2, group05(whole.writer, 0, [1]));
+    whole.h.upstreams.receive(whole.stream, whole.sub, whole.replies, true);
+    expect(whole.up.track.terminal()).toEqual({ kind: "finished" });
+    const none = upstream({ version: LITE_05 });
+    none.h.upstreams.receive(none.stream, handlerSub(none.h, none.stream), none.writer.encode({ type: "subscribe_end", group: 0 }), true);
+    expect(none.up.track.terminal()).toEqual({ kind: "finished" });
+  });
+
+  it("gives up on a group that never comes once the grace after the FIN has passed", () => {
+    const { h, up, stream, replies, sub } = ended(0, 2);
+    h.upstreams.receive(stream, sub, replies, true);
+    h.upstreams.tick(1000);
+    h.upstreams.tick(1000 + END_GRACE_MS - 1);
+    expect(up.track.closed).toBe(false);
+    h.upstreams.tick(1000 + END_GRACE_MS);
+    expect(up.track.terminal()).toEqual({ kind: "finished" });
+    expect(h.upstreams.count).toBe(0);
+  });
+
+  it("a cancel while groups are owed finishes the copy without a second FIN", () => {
+    const { h, up, stream, replies, sub } = ended(0, 2);
+    h.upstreams.receive(stream, sub, replies, true);
+    const calls = h.io.log.length;
+    up.cancel();
+    up.cap(0);
+    expect(h.io.log.length).toBe(calls);
+    expect(up.track.terminal()).toEqual({ kind: "finished" });
   });
 });

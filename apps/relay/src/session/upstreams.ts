@@ -39,6 +39,9 @@ export class Upstreams {
     if (streamId === undefined) return undefined;
     const id = this.#nextId++;
     const sub = new UpstreamSubscription(id, streamId, version, track, priority, ctx.limits.trackCacheGroups);
+    sub.onDone = () => {
+      if (this.#subs.get(id) === sub) this.#subs.delete(id);
+    };
     this.#subs.set(id, sub);
     ctx.handlers.set(streamId, { kind: "upstream", sub });
     const boundary = place(sub.track);
@@ -69,7 +72,8 @@ export class Upstreams {
       track: sub.track,
       cancel,
       cap: (last) => {
-        if (ctx.closed || sub.cancelled) return;
+        // A publisher that ended the subscription already said where it stops.
+        if (ctx.closed || sub.cancelled || sub.ended) return;
         if (!hasExtendedSubscribe(version) || !this.#subs.has(id)) {
           cancel();
           return;
@@ -91,7 +95,8 @@ export class Upstreams {
     const ctx = this.#ctx;
     const result = sub.receive(bytes, fin);
     if (!result.over) return;
-    this.#subs.delete(sub.id);
+    // A copy still owing groups stays findable by their headers until they are in.
+    if (result.owing !== true) this.#subs.delete(sub.id);
     ctx.handlers.delete(id);
     if (result.errorCode !== undefined) refuse(ctx.io, id, true, result.errorCode);
     else if (!sub.cancelled) ctx.io.send(id, new Uint8Array(0), true);
@@ -126,6 +131,11 @@ export class Upstreams {
       ctx.io.stopSending(id, RelayCode.TooLarge);
     } else if (result !== "done") ctx.io.stopSending(id, result.error);
     else ctx.stats.group("in");
+  }
+
+  /** Time passes (the session's tick): copies owing groups long after their FIN give up on them. */
+  tick(nowMs: number): void {
+    for (const sub of [...this.#subs.values()]) sub.tick(nowMs);
   }
 
   /** Session over: the tracks are dropped without writing anything. */
