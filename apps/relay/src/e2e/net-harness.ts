@@ -95,10 +95,17 @@ export async function net(): Promise<NetModule> {
 export type NetOffer = "default" | `qmux-0${"0" | "1" | "2"}.moq-lite-0${"5" | "6-wip" | "6"}`;
 
 /**
- * The offers the e2e tests run over: what the client offers by default (lite-05 over qmux-02),
- * lite-05 over each older qmux, and the lite-06 it speaks when asked (`moq-lite-06-wip`).
+ * The offers the e2e tests run over: every version the client speaks over every qmux it speaks:
+ * lite-05 (by default over qmux-02) and the lite-06 it speaks when asked (`moq-lite-06-wip`).
  */
-export const NET_OFFERS: readonly NetOffer[] = ["default", "qmux-01.moq-lite-05", "qmux-00.moq-lite-05", "qmux-02.moq-lite-06-wip", "qmux-00.moq-lite-06-wip"];
+export const NET_OFFERS: readonly NetOffer[] = [
+  "default",
+  "qmux-01.moq-lite-05",
+  "qmux-00.moq-lite-05",
+  "qmux-02.moq-lite-06-wip",
+  "qmux-01.moq-lite-06-wip",
+  "qmux-00.moq-lite-06-wip",
+];
 
 /** The moq-lite version an offer gets. */
 export function netVersion(offer: NetOffer): string {
@@ -191,4 +198,44 @@ export async function readNetGroup(sub: NetSubscriber): Promise<{ sequence: numb
     frames.push(text.decode(frame.payload));
   }
   return { sequence: group.sequence, frames };
+}
+
+/** What a subscriber got so far: every group in arrival order with its frames as strings. */
+export interface NetReceived {
+  readonly groups: { readonly sequence: number; readonly frames: string[] }[];
+  /** Frames received in total. */
+  count(): number;
+  /** Group sequences with their frame counts ("0:3 1:2"), for failure messages. */
+  summary(): string;
+}
+
+/** Records every group and frame `sub` delivers, as they come (arrival order). */
+export function collect(sub: NetSubscriber): NetReceived {
+  const received: NetReceived = {
+    groups: [],
+    count: () => received.groups.reduce((n, g) => n + g.frames.length, 0),
+    summary: () => received.groups.map((g) => `${String(g.sequence)}:${String(g.frames.length)}`).join(" "),
+  };
+  const text = new TextDecoder();
+  void (async () => {
+    for (;;) {
+      const group = await sub.recvGroup();
+      if (!group) return;
+      const entry = { sequence: group.sequence, frames: [] as string[] };
+      received.groups.push(entry);
+      void (async () => {
+        for (;;) {
+          const frame = await group.readFrame();
+          if (!frame) return;
+          entry.frames.push(text.decode(frame.payload));
+        }
+      })().catch(() => undefined);
+    }
+  })().catch(() => undefined);
+  return received;
+}
+
+/** The groups `[from, to)` of `frames` frames each, as {@link writeGroups} writes them. */
+export function expectedGroups(from: number, to: number, frames = 3): { sequence: number; frames: string[] }[] {
+  return Array.from({ length: to - from }, (_, i) => ({ sequence: from + i, frames: Array.from({ length: frames }, (_, f) => frameText(from + i, f)) }));
 }
