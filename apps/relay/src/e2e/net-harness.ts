@@ -28,6 +28,7 @@ export interface NetGroup {
 /** A live subscription. */
 export interface NetSubscriber {
   recvGroup(): Promise<NetGroup | undefined>;
+  recvDatagram(): Promise<{ readonly sequence: number; readonly timestamp: NetTimestamp; readonly payload: Uint8Array } | undefined>;
   info(): Promise<Required<NetTrackInfo>>;
   close(): void;
 }
@@ -45,6 +46,8 @@ export interface NetTrackProducer {
   /** Undefined while open. */
   readonly closed: { peek(): unknown };
   appendGroup(): NetGroupProducer;
+  /** A single-frame group on the datagram channel; returns its sequence. */
+  appendDatagram(timestamp: NetTimestamp, payload: Uint8Array): number;
   close(): void;
 }
 
@@ -114,6 +117,7 @@ export function netVersion(offer: NetOffer): string {
 
 interface QmuxSession {
   readonly ready: Promise<void>;
+  readonly datagrams?: { readonly maxDatagramSize: number };
 }
 type QmuxCtor = new (url: string | URL, options?: { protocols?: string[]; requireProtocol?: boolean }) => QmuxSession;
 
@@ -134,6 +138,9 @@ export async function connectNet(cleanup: (() => unknown)[], port: number, path:
       : qmux().then(async (Session) => {
           const transport = new Session(url, { protocols: [offer], requireProtocol: true });
           await transport.ready;
+          // `ready` comes before the relay's transport parameters, and the client decides once, when
+          // the connection is made, whether it may send datagrams (qmux-01/02): wait for them.
+          if (!offer.startsWith("qmux-00")) await until(() => (transport.datagrams?.maxDatagramSize ?? 0) > 0, 3000, "the relay's transport parameters");
           return Moq.Connection.connect(url, { transport });
         });
   const conn = await within(connecting, 4000, `connect ${url.href} over ${offer}`);

@@ -1,7 +1,7 @@
 import { LITE_05, type LiteMessage, LiteStreamReader, type LiteVersion, type Setup } from "@handoff/moq-resume/lite";
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
-import type { StreamId, TransportParams } from "../transport/index.js";
+import type { QmuxVersion, StreamId, TransportParams } from "../transport/index.js";
 import { TestPeer } from "./test-peer.js";
 
 /** A client SETUP with no parameters, or the ones given (test helper). */
@@ -22,11 +22,13 @@ export function lite05Peer(
     readonly clientParams?: Partial<TransportParams>;
     readonly version?: LiteVersion;
     readonly cost?: number;
+    readonly qmux?: QmuxVersion;
   } = {},
 ): TestPeer {
   const peer = new TestPeer(origin, {
     version: options.version ?? LITE_05,
     ...(options.cost === undefined ? {} : { cost: options.cost }),
+    ...(options.qmux === undefined ? {} : { qmux: options.qmux }),
     ...(options.clientParams === undefined ? {} : { clientParams: options.clientParams }),
     ...(options.id === undefined ? {} : { id: options.id }),
     ...(options.permissions === undefined ? {} : { permissions: options.permissions }),

@@ -1,5 +1,5 @@
 import type { GroupReader } from "@handoff/moq-resume";
-import { joinPath, type LiteStreamReader, type Subscribe } from "@handoff/moq-resume/lite";
+import { encodeDatagram, hasTrackStream, joinPath, type LiteStreamReader, type Subscribe } from "@handoff/moq-resume/lite";
 import { allowed } from "../auth/permissions.js";
 import type { StreamId } from "../transport/index.js";
 import { refuse, turnDown, type SessionContext } from "./context.js";
@@ -99,6 +99,7 @@ export class Serving {
     const lane = this.#lanes.get(sub);
     if (version === undefined || lane === undefined) return;
     this.#responders.get(sub)?.group(group.sequence);
+    if (this.#asDatagram(sub, group)) return;
     const out = new OutboundGroup(version, sub.id, group, ctx.stats);
     sub.openGroups += 1;
     this.#sync(sub, lane);
@@ -117,6 +118,25 @@ export class Serving {
       worst.abandon(ctx.io, RelayCode.Skipped);
       this.#retire(worst);
     }
+  }
+
+  /**
+   * Sends a group that arrived as a datagram as one too, where the peer takes datagrams (lite-05+
+   * over qmux-01/02, and this size); false leaves it to a group stream (older versions, qmux-00,
+   * the legacy framing, a datagram too large for the peer).
+   */
+  #asDatagram(sub: ServedSubscription, group: GroupReader): boolean {
+    const ctx = this.#ctx;
+    const version = ctx.version;
+    if (version === undefined || !hasTrackStream(version)) return false;
+    const frame = group.datagramFrame();
+    if (frame === undefined) return false;
+    const bytes = encodeDatagram({ type: "datagram", subscribe: sub.id, sequence: group.sequence, timestamp: frame.timestamp ?? 0, payload: frame.payload }, version);
+    if (ctx.io.datagram?.(bytes) !== true) return false;
+    group.close();
+    ctx.stats.group("out");
+    ctx.stats.frame("out", frame.payload.length);
+    return true;
   }
 
   /** `sub`'s track changed: its streams waiting for a frame are pumped at the next flush. */

@@ -156,6 +156,7 @@ export class LiteSession implements RouteSource, ServeHost {
       stopSending: (id, code) => {
         framing.stopSending(id, code);
       },
+      datagram: (bytes) => framing.sendDatagram(bytes),
     };
     const permissions: Permissions = options.permissions;
     const stats: SessionStats = options.stats ?? NO_STATS;
@@ -448,7 +449,8 @@ export class LiteSession implements RouteSource, ServeHost {
         this.#dispatch.reset(event.streamId, event.code, event.kind === "stop-sending");
         return;
       case "datagram":
-        // qmux-01/02 DATAGRAM frames: not routed yet, dropped as an unreliable channel may.
+        // qmux-01/02 DATAGRAM frames: a lite-05 single-frame group for one of our upstream subscriptions.
+        this.#upstreams.receiveDatagram(event.bytes);
         return;
       case "writable":
         this.#backlog.writable(event.streamId);

@@ -19,4 +19,9 @@ export interface StreamIo {
   reset(id: StreamId, code: number): void;
   /** Asks the peer to stop sending. */
   stopSending(id: StreamId, code: number): void;
+  /**
+   * Sends one datagram (qmux-01/02 DATAGRAM); false, and nothing sent, when the peer takes no
+   * datagram that large (or none at all). Absent: the session sends none.
+   */
+  datagram?(bytes: Uint8Array): boolean;
 }

@@ -2,7 +2,7 @@ import { LITE_04, LiteStreamReader, LiteStreamWriter, type LiteMessage, type Lit
 import { ALLOW_ALL, type Permissions } from "../auth/permissions.js";
 import type { ByteBudget } from "../origin/byte-budget.js";
 import { Origin } from "../origin/origin.js";
-import { createFraming, type FramingEvent, type FramingSession, type StreamId, type TransportParams } from "../transport/index.js";
+import { createFraming, type FramingEvent, type FramingSession, type QmuxVersion, type StreamId, type TransportParams } from "../transport/index.js";
 import type { SessionLimits } from "./limits.js";
 import { LiteSession } from "./session.js";
 import type { SessionStats } from "./stats.js";
@@ -40,20 +40,23 @@ export class TestPeer {
       readonly clientAutoConsume?: boolean;
       /** The relay's byte budget (default: none). */
       readonly budget?: ByteBudget;
+      /** The qmux version both ends speak (default qmux-00; qmux-01/02 carry datagrams). */
+      readonly qmux?: QmuxVersion;
       /** The relay's send buffers (default: the framing's). */
       readonly serverBuffers?: { readonly maxStreamBuffer?: number; readonly maxConnectionBuffer?: number };
     } = {},
   ) {
     const version = options.version ?? LITE_04;
     this.writer = new LiteStreamWriter(version);
-    this.framing = createFraming("qmux-00", {
+    const qmux = options.qmux ?? "qmux-00";
+    this.framing = createFraming(qmux, {
       role: "client",
       autoConsume: options.clientAutoConsume ?? true,
       ...(options.clientParams === undefined ? {} : { params: options.clientParams }),
     });
     this.session = new LiteSession({
       id: options.id ?? 1,
-      framing: createFraming("qmux-00", { role: "server", autoConsume: true, ...options.serverBuffers }),
+      framing: createFraming(qmux, { role: "server", autoConsume: true, ...options.serverBuffers }),
       mode: options.mode ?? { kind: "fixed", version },
       origin,
       root: "",

@@ -86,6 +86,28 @@ export class UpstreamSubscription {
     this.#finishIfComplete();
   }
 
+  /**
+   * Files a datagram as group `sequence` of one frame (arriving whole, so finished at once);
+   * undefined when the copy does not take it (ended, past the declared end, already held,
+   * larger than `maxBytes`).
+   */
+  datagram(sequence: number, payload: Uint8Array, timestamp: number, maxBytes: number, memory: SessionMemory): Group | undefined {
+    const track = this.track;
+    if (track.closed || this.refuses(sequence) || payload.length > maxBytes) return undefined;
+    let group: Group;
+    try {
+      // A copy: the payload is a view into the whole DATAGRAM frame's message.
+      group = track.createDatagramGroup(sequence, new Uint8Array(payload), timestamp);
+    } catch {
+      // Held already (its stream came first, or a repeat): datagrams are deduplicated by sequence.
+      return undefined;
+    }
+    memory.created(track, group);
+    memory.changed(track);
+    this.groupSettled(sequence);
+    return group;
+  }
+
   /** Time passes: a copy still owing groups long after the FIN finishes without them. */
   tick(nowMs: number): void {
     if (this.#end.fin && !this.track.closed && this.#end.overdue(nowMs)) this.#finish();

@@ -1,4 +1,4 @@
-import { hasExtendedSubscribe, stripPathPrefix, type Subscribe } from "@handoff/moq-resume/lite";
+import { decodeDatagram, hasExtendedSubscribe, hasTrackStream, stripPathPrefix, type Subscribe } from "@handoff/moq-resume/lite";
 import type { PlaceCopy, UpstreamTrack } from "../origin/route.js";
 import type { StreamId } from "../transport/index.js";
 import { refuse, type SessionContext } from "./context.js";
@@ -131,6 +131,26 @@ export class Upstreams {
       ctx.io.stopSending(id, RelayCode.TooLarge);
     } else if (result !== "done") ctx.io.stopSending(id, result.error);
     else ctx.stats.group("in");
+  }
+
+  /**
+   * A datagram from the peer (lite-05+): a single-frame group of the subscription it names,
+   * filed like a group stream that came whole. Unreliable input is dropped quietly when it cannot
+   * be used: undecodable, an unknown or ended subscription, a group the copy already holds.
+   */
+  receiveDatagram(bytes: Uint8Array): void {
+    const ctx = this.#ctx;
+    const version = ctx.version;
+    if (version === undefined || !hasTrackStream(version)) return;
+    const decoded = decodeDatagram(bytes, version);
+    if (!decoded.ok) return;
+    const msg = decoded.value;
+    const sub = this.#subs.get(msg.subscribe);
+    if (sub === undefined) return;
+    const group = sub.datagram(msg.sequence, msg.payload, msg.timestamp, ctx.limits.maxGroupBytes, ctx.memory);
+    if (group === undefined) return;
+    ctx.stats.frame("in", msg.payload.length);
+    ctx.stats.group("in");
   }
 
   /** Time passes (the session's tick): copies owing groups long after their FIN give up on them. */

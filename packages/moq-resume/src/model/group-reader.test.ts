@@ -26,3 +26,38 @@ describe("GroupReader", () => {
     expect(a).toMatchObject({ kind: "frame", index: 0, timestamp: undefined });
   });
 });
+
+describe("GroupReader.datagramFrame", () => {
+  function reader(track: Track) {
+    const event = track.subscribe({ start: 0 }).recvGroup();
+    if (event.kind !== "group") throw new Error(`no group: ${event.kind}`);
+    return event.group;
+  }
+
+  it("gives the one frame of a group filed whole from a datagram (readers woken once, when it is complete)", () => {
+    const track = new Track("audio");
+    let woken = 0;
+    track.watch(() => (woken += 1));
+    const group = track.createDatagramGroup(4, frame("a"), 90);
+    expect([group.datagram, group.finished, group.frameEnd, woken]).toEqual([true, true, 1, 1]);
+    const got = reader(track).datagramFrame();
+    expect(got?.timestamp).toBe(90);
+    expect(new TextDecoder().decode(got?.payload)).toBe("a");
+  });
+
+  it("gives nothing for a stream group, an open datagram group, or one already read from", () => {
+    const stream = new Track("audio");
+    const plain = stream.createGroup(0);
+    plain.write(frame("a"));
+    plain.finish();
+    expect(reader(stream).datagramFrame()).toBeUndefined();
+    const open = new Track("audio");
+    open.createGroup(0, { datagram: true }).write(frame("a"));
+    expect(reader(open).datagramFrame()).toBeUndefined();
+    const read = new Track("audio");
+    read.createDatagramGroup(0, frame("a"));
+    const r = reader(read);
+    r.readFrame();
+    expect(r.datagramFrame()).toBeUndefined();
+  });
+});

@@ -46,6 +46,18 @@ export class GroupReader {
     return current.finished && current.base <= this.#next;
   }
 
+  /**
+   * The group's one frame, when the copy being read arrived as a datagram, is complete, and
+   * nothing of it was read yet: a relay can forward it as a datagram too (then {@link close}s
+   * this reader). Undefined otherwise.
+   */
+  datagramFrame(): { readonly payload: Uint8Array; readonly timestamp: number | undefined } | undefined {
+    const group = this.#current;
+    if (!group.datagram || !group.finished || group.base !== 0 || group.frameEnd !== 1 || this.#next !== 0 || this.#done !== undefined) return undefined;
+    const payload = group.frame(0);
+    return payload === undefined ? undefined : { payload, timestamp: group.frameTimestamp(0) };
+  }
+
   /** Stops reading (the consumer abandons the group): the copies it needed may be released. */
   close(): void {
     this.#done ??= "lost";

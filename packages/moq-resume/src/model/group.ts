@@ -16,6 +16,8 @@ export interface GroupOptions {
   readonly firstFrame?: number;
   /** Creation time in ms (from the track's clock), for age-based eviction. */
   readonly createdAt?: number;
+  /** The group arrived as one datagram (lite-05: a single-frame group on the unreliable channel). */
+  readonly datagram?: boolean;
 }
 
 /** A group producer, and the shared state its readers read. */
@@ -26,6 +28,8 @@ export class Group implements SegmentItem {
   readonly base: number;
   /** When the group was created (ms). */
   readonly createdAt: number;
+  /** True when the group arrived as a datagram: a relay forwards it the same way where it can. */
+  readonly datagram: boolean;
   #frames: Uint8Array[] = [];
   /** Per-frame timestamps (lite-05), allocated on the first timestamped write. */
   #timestamps: (number | undefined)[] | undefined;
@@ -44,6 +48,7 @@ export class Group implements SegmentItem {
     this.sequence = sequence;
     this.base = options.firstFrame ?? 0;
     this.createdAt = options.createdAt ?? 0;
+    this.datagram = options.datagram ?? false;
     this.#notify = notify;
     this.#account = account;
   }

@@ -49,21 +49,41 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
    * track ended and {@link DuplicateGroupError} if the cache still holds that sequence.
    */
   createGroup(sequence: number, options: GroupOptions = {}): Group {
+    return this.#create(sequence, options, undefined);
+  }
+
+  /**
+   * Files group `sequence` as it arrived in one datagram: one frame, complete, and marked
+   * `datagram`, so readers see it whole from the moment it appears. Throws as
+   * {@link createGroup} does.
+   */
+  createDatagramGroup(sequence: number, payload: Uint8Array, timestamp?: number): Group {
+    return this.#create(sequence, { datagram: true }, (group) => {
+      group.write(payload, timestamp);
+      group.finish();
+    });
+  }
+
+  #create(sequence: number, options: GroupOptions, fill: ((group: Group) => void) | undefined): Group {
     checkSeq(sequence, "group sequence");
     if (this.#terminal !== undefined) throw new ClosedError(`track ${this.name}`);
     if (this.#cache.get(sequence) !== undefined) throw new DuplicateGroupError(sequence);
     this.#cache.expire(this.#clock.now());
     const cache = this.#cache;
+    // Quiet until it is filed: readers must not see a group being filled before it appears.
+    let filed = false;
     const group = new Group(
       sequence,
       { createdAt: this.#clock.now(), ...options },
       () => {
-        this.#watchers.notify();
+        if (filed) this.#watchers.notify();
       },
       (delta) => {
         cache.account(delta);
       },
     );
+    fill?.(group);
+    filed = true;
     this.#cache.insert(group);
     if (this.#latest === undefined || sequence > this.#latest) this.#latest = sequence;
     this.#watchers.notify();

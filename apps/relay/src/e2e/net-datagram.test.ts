@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { e2eSetup, testRelay, until, within } from "./harness.js";
+import { connectNet, liveTrack, net, type NetOffer, netPublisher } from "./net-harness.js";
+
+const cleanup = e2eSetup();
+
+// Datagrams need qmux-01/02 (DATAGRAM frames) and lite-05+.
+const OFFERS: readonly NetOffer[] = ["default", "qmux-01.moq-lite-05", "qmux-02.moq-lite-06-wip", "qmux-01.moq-lite-06-wip"];
+
+for (const offer of OFFERS) {
+  describe(`datagrams through the relay with @moq/net 0.3 (${offer})`, () => {
+    it("forwards a publisher's datagrams to a subscriber as datagrams, sequence, timestamp and payload intact", async () => {
+      const Moq = await net();
+      const r = await testRelay(cleanup);
+      const pub = await netPublisher(await connectNet(cleanup, r.ports.http, "anon", offer), "live", { timescale: 48_000 });
+      await until(() => r.origin.routes("anon/live").length > 0, 4000, "broadcast routable");
+      const sub = (await connectNet(cleanup, r.ports.http, "anon", offer)).consume("live").subscribe("audio");
+      await within(sub.info(), 4000, "track info");
+      const track = await liveTrack(pub);
+      await until(() => [...r.sessions].reduce((n, s) => n + s.subscriptions, 0) === 1, 4000, "subscribed");
+      const got: string[] = [];
+      const reading = (async () => {
+        while (got.length < 5) {
+          const datagram = await sub.recvDatagram();
+          if (!datagram) return;
+          got.push(`${String(datagram.sequence)}@${String(datagram.timestamp.value)}/${String(datagram.timestamp.scale)}:${new TextDecoder().decode(datagram.payload)}`);
+        }
+      })();
+      for (let i = 0; i < 5; i++) {
+        track.appendDatagram(new Moq.Time.Timestamp(960 * i, 48_000), new TextEncoder().encode(`audio ${String(i)}`));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await within(reading, 4000, `five datagrams`);
+      expect(got).toEqual([0, 1, 2, 3, 4].map((i) => `${String(i)}@${String(960 * i)}/48000:audio ${String(i)}`));
+    });
+  });
+}
