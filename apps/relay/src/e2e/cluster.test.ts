@@ -56,6 +56,9 @@ describe("cluster handovers", () => {
     await until(() => received.count() === 4 * FRAMES, 5000, () => `every frame of groups 0-3 (got ${received.summary()})`);
     expectContiguous(received, 0, 4, FRAMES);
     expect(await drained).toEqual({ told: 1, left: 1, forced: 0 });
+    // The links speak lite-06: B was asked for exactly the frames the edge lacked (the rest of
+    // group 1), not the whole group.
+    expect(await metric(b, "relay_frames_total", 'direction="out"')).toBe(FRAMES - 2 + 2 * FRAMES);
     expect(await metric(down, "relay_track_routes_total", 'reason="handover"')).toBe(1);
     expect(await metric(down, "relay_handovers_total", 'outcome="migrated"')).toBe(1);
   });

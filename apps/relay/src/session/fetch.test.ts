@@ -1,5 +1,5 @@
 import { Track } from "@handoff/moq-resume";
-import { LITE_05, type LiteMessage, LiteStreamReader } from "@handoff/moq-resume/lite";
+import { LITE_05, LITE_06, type LiteMessage, LiteStreamReader } from "@handoff/moq-resume/lite";
 import { describe, expect, it, vi } from "vitest";
 import type { Origin } from "../origin/origin.js";
 import type { StreamId } from "../transport/index.js";
@@ -163,5 +163,39 @@ describe("FetchServe", () => {
     const reader = new LiteStreamReader({ role: "opened", kind: "fetch", version: LITE_05 });
     for (const chunk of written) reader.push(chunk);
     expect([reader.drain().messages, fin]).toEqual([[{ type: "frame", payload: Uint8Array.of(1, 2, 3), timestamp: 7 }], true]);
+  });
+});
+
+describe("FETCH frame bounds (lite-06)", () => {
+  it("returns exactly the frames from the start frame to the end frame (inclusive), then FIN", () => {
+    const track = new Track("video");
+    const group = track.createGroup(0);
+    for (let f = 0; f < 5; f++) group.write(Uint8Array.of(f), f * 10);
+    const event = track.subscribe({ start: 0 }).recvGroup();
+    if (event.kind !== "group") throw new Error("no group");
+    const written: Uint8Array[] = [];
+    let fin = false;
+    const io: StreamIo = {
+      open: () => undefined,
+      write: (_id, bytes, f) => {
+        written.push(bytes.slice());
+        if (f) fin = true;
+        return bytes.length;
+      },
+      send: () => undefined,
+      reset: () => undefined,
+      stopSending: () => undefined,
+    };
+    // The group is still open: the fetch ends at its end frame, not at the group's end.
+    const serve = new FetchServe(io, 0, LITE_06, event.group, 1, 3);
+    expect(serve.pump()).toBe("done");
+    const reader = new LiteStreamReader({ role: "opened", kind: "fetch", version: LITE_06 });
+    for (const chunk of written) reader.push(chunk);
+    expect(reader.drain().messages.map((m) => (m.type === "frame" ? [m.payload[0], m.timestamp] : []))).toEqual([
+      [1, 10],
+      [2, 20],
+      [3, 30],
+    ]);
+    expect(fin).toBe(true);
   });
 });

@@ -34,9 +34,17 @@ export class FetchServe {
     readonly streamId: StreamId,
     version: LiteVersion,
     private readonly reader: GroupReader,
+    /** lite-06: the first frame to return (0: the group's start). */
+    startFrame = 0,
+    /** lite-06: the last frame to return, inclusive (undefined: through the group's end). */
+    private readonly endFrame?: number,
   ) {
     this.#frames = new FrameEncoder(version);
+    if (startFrame > 0) reader.skipTo(startFrame);
   }
+
+  /** The last frame asked for was written: FIN follows it. */
+  #lastWritten = false;
 
   /** True once FIN or a reset was written. */
   get done(): boolean {
@@ -62,20 +70,20 @@ export class FetchServe {
         }
         this.#pending = undefined;
       }
+      if (this.#lastWritten) return this.#end();
       const event = this.reader.readFrame();
       switch (event.kind) {
         case "frame":
           // The publisher's timestamp goes out unchanged; a lite-01..04 publisher's frame has none: 0.
           this.#pending = this.#frames.encode(event.payload, event.timestamp ?? 0);
+          if (this.endFrame !== undefined && event.index >= this.endFrame) this.#lastWritten = true;
           continue;
         case "gap":
           continue;
         case "pending":
           return "waiting";
         case "end":
-          this.io.write(this.streamId, new Uint8Array(0), true);
-          this.#finish();
-          return "done";
+          return this.#end();
         case "lost":
           this.io.reset(this.streamId, RelayCode.NotFound);
           this.#finish();
@@ -94,6 +102,14 @@ export class FetchServe {
     this.#pending = undefined;
     if (code !== undefined) this.io.reset(this.streamId, code);
     this.#finish();
+  }
+
+  #end(): FetchProgress {
+    this.io.write(this.streamId, new Uint8Array(0), true);
+    // The reader is done with the group even when the fetch stopped short of its end.
+    this.reader.close();
+    this.#finish();
+    return "done";
   }
 
   #finish(): void {
@@ -135,7 +151,7 @@ export function serveFetch(
     turnDown(ctx, id, reader, RelayCode.NotFound);
     return;
   }
-  const fetch = new FetchServe(ctx.io, id, version, group);
+  const fetch = new FetchServe(ctx.io, id, version, group, msg.startFrame ?? 0, msg.endFrame);
   ctx.handlers.set(id, { kind: "fetch-serve", reader, fetch });
   // The track wakes the fetch from the publisher's event: contained to this session.
   fetch.onDone(watch(path, msg.track, () => {

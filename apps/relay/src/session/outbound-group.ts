@@ -57,9 +57,12 @@ export class OutboundGroup implements Scheduled {
     private readonly subscribeId: number,
     private readonly reader: GroupReader,
     private readonly stats: SessionStats,
+    /** lite-06: the first frame to send (a subscriber joining the group there; 0: from its start). */
+    private readonly frameStart = 0,
   ) {
     this.sequence = reader.sequence;
     this.#timed = framesHaveTimestamps(version);
+    if (frameStart > 0) reader.skipTo(frameStart);
   }
 
   /** Encoded bytes waiting here for the framing to take them. */
@@ -84,7 +87,7 @@ export class OutboundGroup implements Scheduled {
       this.#hold(
         writer.encodeAll([
           { type: "stream_header", kind: "group" },
-          { type: "group", subscribe: this.subscribeId, sequence: this.sequence },
+          { type: "group", subscribe: this.subscribeId, sequence: this.sequence, ...(this.frameStart > 0 ? { frameStart: this.frameStart } : {}) },
         ]),
       );
     }

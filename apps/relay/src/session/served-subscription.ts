@@ -39,6 +39,10 @@ export class ServedSubscription {
   readonly #reader: TrackReader<Track>;
   readonly #unwatch: () => void;
   #end: number | undefined;
+  /** lite-06: the first frame wanted of the explicit start group (0: the whole group). */
+  #startFrame: number;
+  /** The explicit start group the frame start qualifies. */
+  #startGroup: number | undefined;
   /** The explicit start, or else the first group handed out: where the owed range begins. */
   #from: number | undefined;
   #ended = false;
@@ -57,6 +61,8 @@ export class ServedSubscription {
     this.ordered = msg.ordered;
     this.#end = msg.endGroup;
     this.#from = msg.startGroup;
+    this.#startGroup = msg.startGroup;
+    this.#startFrame = msg.startFrame ?? 0;
     this.#reader = track.subscribe({
       ...(msg.startGroup === undefined ? {} : { start: msg.startGroup }),
       ...(msg.endGroup === undefined ? {} : { end: msg.endGroup }),
@@ -72,6 +78,11 @@ export class ServedSubscription {
   /** True once every group owed has been handed out (FIN follows when they are sent). */
   get ended(): boolean {
     return this.#ended;
+  }
+
+  /** The first frame of group `sequence` to send: the asked frame of the start group, else 0. */
+  frameStart(sequence: number): number {
+    return sequence === this.#startGroup ? this.#startFrame : 0;
   }
 
   /** Hands every group available now to the host. */
@@ -124,6 +135,8 @@ export class ServedSubscription {
     if (msg.startGroup !== undefined) {
       this.#reader.startAt(msg.startGroup);
       this.#from = msg.startGroup;
+      this.#startGroup = msg.startGroup;
+      this.#startFrame = msg.startFrame ?? 0;
     }
     const raised = msg.endGroup === undefined || (this.#end !== undefined && msg.endGroup > this.#end);
     this.#reader.endAt(msg.endGroup);

@@ -100,7 +100,7 @@ export class Serving {
     if (version === undefined || lane === undefined) return;
     this.#responders.get(sub)?.group(group.sequence);
     if (this.#asDatagram(sub, group)) return;
-    const out = new OutboundGroup(version, sub.id, group, ctx.stats);
+    const out = new OutboundGroup(version, sub.id, group, ctx.stats, sub.frameStart(group.sequence));
     sub.openGroups += 1;
     this.#sync(sub, lane);
     lane.add(out);

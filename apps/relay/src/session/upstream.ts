@@ -219,11 +219,14 @@ export class InboundGroup {
             const sub = lookup(msg.subscribe);
             const track = sub?.track;
             if (sub === undefined || track === undefined || track.closed || sub.refuses(msg.sequence)) return "ignore";
-            const firstFrame = sub.firstFrame(msg.sequence);
+            // The frames this copy keeps start where the continuation needs them; a lite-06 stream
+            // names its own first frame (the rest of a group), so only what it repeats is skipped.
+            const keep = sub.firstFrame(msg.sequence);
+            const from = msg.frameStart ?? 0;
             try {
-              this.#group = track.createGroup(msg.sequence, { firstFrame });
+              this.#group = track.createGroup(msg.sequence, { firstFrame: Math.max(keep, from) });
               this.#track = track;
-              this.#skip = firstFrame;
+              this.#skip = Math.max(0, keep - from);
             } catch {
               // A duplicate or a closed copy: nobody needs these bytes.
               return "ignore";

@@ -1,5 +1,5 @@
 import type { Boundary, Track } from "@handoff/moq-resume";
-import { LITE_01, LITE_02, LITE_03, LITE_04, LITE_05, type LiteMessage, LiteStreamWriter, type LiteVersion } from "@handoff/moq-resume/lite";
+import { LITE_01, LITE_02, LITE_03, LITE_04, LITE_05, LITE_06, type LiteMessage, LiteStreamWriter, type LiteVersion } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import type { PlaceCopy } from "../origin/route.js";
 import type { StreamId } from "../transport/index.js";
@@ -458,5 +458,51 @@ describe("Upstreams: a lite-05 publisher's SUBSCRIBE_END", () => {
     up.cap(0);
     expect(h.io.log.length).toBe(calls);
     expect(up.track.terminal()).toEqual({ kind: "finished" });
+  });
+});
+
+describe("Upstreams: frame-precise continuation on lite-06", () => {
+  /** The bytes of a lite-06 group stream carrying frames from index `frameStart`. */
+  const group06 = (writer: LiteStreamWriter, sequence: number, frameStart: number, values: readonly number[]): Uint8Array =>
+    writer.encodeAll([
+      { type: "stream_header", kind: "group" },
+      { type: "group", subscribe: 0, sequence, frameStart },
+      ...values.map((v): LiteMessage => ({ type: "frame", payload: Uint8Array.of(v), timestamp: v })),
+    ]);
+
+  it("asks the new upstream for exactly the frames the relay lacks: the group and the frame it continues at", () => {
+    const { h, stream } = upstream({ version: LITE_06, boundary: { group: 3, frame: 2 } });
+    expect(requests(h, stream)[1]).toMatchObject({ type: "subscribe", startGroup: 3, startFrame: 2 });
+  });
+
+  it("files a stream that starts at that frame from it, skipping nothing", () => {
+    const { h, up, writer } = upstream({ version: LITE_06, boundary: { group: 3, frame: 2 } });
+    receiveGroup(h, 2, group06(writer, 3, 2, [12, 13]));
+    expect(up.track.group(3)?.base).toBe(2);
+    expect(frames(up.track, 3)).toEqual([undefined, undefined, 12, 13]);
+    expect(up.track.group(3)?.finished).toBe(true);
+  });
+
+  it("still skips what a stream repeats when it starts before the frame asked", () => {
+    const { h, up, writer } = upstream({ version: LITE_06, boundary: { group: 3, frame: 2 } });
+    receiveGroup(h, 2, group06(writer, 3, 1, [11, 12, 13]));
+    expect(frames(up.track, 3)).toEqual([undefined, undefined, 12, 13]);
+  });
+
+  it("asks from an older incomplete group whole when there is one, and keeps the frame start in a cap", () => {
+    const older = upstream({ version: LITE_06, boundary: { group: 3, frame: 2, from: 1 } });
+    const asked = requests(older.h, older.stream)[1];
+    expect(asked).toMatchObject({ type: "subscribe", startGroup: 1 });
+    expect(asked?.type === "subscribe" ? asked.startFrame ?? 0 : -1).toBe(0);
+    const capped = upstream({ version: LITE_06, boundary: { group: 3, frame: 2 } });
+    capped.up.cap(3);
+    expect(requests(capped.h, capped.stream)[2]).toMatchObject({ type: "subscribe_update", startGroup: 3, startFrame: 2, endGroup: 3 });
+  });
+
+  it("asks lite-05 for the whole group (it has no frame bounds)", () => {
+    const { h, stream } = upstream({ version: LITE_05, boundary: { group: 3, frame: 2 } });
+    const asked = requests(h, stream)[1];
+    expect(asked).toMatchObject({ type: "subscribe", startGroup: 3 });
+    expect(asked?.type === "subscribe" ? asked.startFrame : -1).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { decodeDatagram, hasExtendedSubscribe, hasTrackStream, stripPathPrefix, type Subscribe } from "@handoff/moq-resume/lite";
+import { decodeDatagram, hasExtendedSubscribe, hasFrameBounds, hasTrackStream, stripPathPrefix, type Subscribe } from "@handoff/moq-resume/lite";
 import type { PlaceCopy, UpstreamTrack } from "../origin/route.js";
 import type { StreamId } from "../transport/index.js";
 import { refuse, type SessionContext } from "./context.js";
@@ -46,6 +46,12 @@ export class Upstreams {
     ctx.handlers.set(streamId, { kind: "upstream", sub });
     const boundary = place(sub.track);
     sub.continuation = boundary !== undefined && boundary.frame > 0 ? boundary : undefined;
+    const startGroup = boundary?.from ?? boundary?.group;
+    // lite-06 asks for exactly the frames the relay lacks of the group it continues; older
+    // versions get the group from its first frame and the held ones are skipped on arrival. When
+    // older groups are still incomplete the request starts at the oldest of them, whole.
+    const startFrame = hasFrameBounds(version) && boundary !== undefined && boundary.from === undefined && boundary.frame > 0 ? boundary.frame : undefined;
+    const frames = startFrame === undefined ? {} : { startFrame };
     const msg: Subscribe = {
       type: "subscribe",
       id,
@@ -54,8 +60,9 @@ export class Upstreams {
       priority,
       ordered: false,
       maxLatency: 0,
-      startGroup: boundary?.from ?? boundary?.group,
+      startGroup,
       endGroup: undefined,
+      ...frames,
     };
     ctx.io.send(streamId, writer.encodeAll([{ type: "stream_header", kind: "subscribe" }, msg]), false);
     ctx.drain();
@@ -81,7 +88,7 @@ export class Upstreams {
         ctx.contain("upstream-cap", () => {
           ctx.io.send(
             streamId,
-            writer.encode({ type: "subscribe_update", priority, ordered: false, maxLatency: 0, startGroup: boundary?.from ?? boundary?.group, endGroup: last }),
+            writer.encode({ type: "subscribe_update", priority, ordered: false, maxLatency: 0, startGroup, endGroup: last, ...frames }),
             false,
           );
           ctx.drain();

@@ -61,3 +61,20 @@ describe("GroupReader.datagramFrame", () => {
     expect(r.datagramFrame()).toBeUndefined();
   });
 });
+
+describe("GroupReader.skipTo", () => {
+  it("starts the read at a frame without waiting for the ones below it, and never moves back", () => {
+    const track = new Track("video");
+    const group = track.createGroup(0, { firstFrame: 2 });
+    group.write(frame("c"));
+    const event = track.subscribe({ start: 0 }).recvGroup();
+    if (event.kind !== "group") throw new Error(`no group: ${event.kind}`);
+    const reader = event.group;
+    reader.skipTo(2);
+    reader.skipTo(1);
+    expect(reader.position).toBe(2);
+    expect(reader.readFrame()).toMatchObject({ kind: "frame", index: 2 });
+    group.finish();
+    expect(reader.readFrame()).toEqual({ kind: "end" });
+  });
+});

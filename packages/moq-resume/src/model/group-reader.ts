@@ -47,6 +47,14 @@ export class GroupReader {
   }
 
   /**
+   * Starts the read at frame `index` (a subscriber that asked to join the group there): the
+   * frames below it are not wanted, so none of them is waited for. Only moves forward.
+   */
+  skipTo(index: number): void {
+    if (this.#done === undefined && index > this.#next) this.#next = index;
+  }
+
+  /**
    * The group's one frame, when the copy being read arrived as a datagram, is complete, and
    * nothing of it was read yet: a relay can forward it as a datagram too (then {@link close}s
    * this reader). Undefined otherwise.
