@@ -6,50 +6,19 @@ import type { AuthPacket, ConnectPacket, DisconnectPacket, Packet, ProtocolVersi
 import { ReasonCode, isValidReasonCode } from "../codec/reason-codes.js";
 import { AuthExchange } from "./auth.js";
 import { acceptConnack, checkConnect, refuseConnack, type AcceptParams } from "./connect.js";
+import { onConnectedPacket, type ConnectedPacketHandlers } from "./connected-packets.js";
+import type { Connected, ConnectionPhase, Connecting, HeldPacket, State } from "./connection-state.js";
 import { clientDisconnect, isViolation, serverDisconnect } from "./disconnect.js";
-import type { Action, CloseCause, ConnectRequestEffect } from "./effects.js";
+import type { Action, CloseCause } from "./effects.js";
 import { InboundFlow } from "./inbound-flow.js";
 import { Keepalive } from "./keepalive.js";
-import { limitsOf, resolveOptions, type ProtocolOptions, type ResolvedOptions, type ServerLimits } from "./options.js";
+import { limitsOf, resolveOptions, type ProtocolOptions, type ResolvedOptions } from "./options.js";
 import { OutboundFlow, type DeliverResult, type OutboundMessage } from "./outbound-flow.js";
 import { Outbox } from "./outbox.js";
 import { SubscriptionRequests } from "./subscribe.js";
 import { OutboundTopicAliases } from "./topic-alias.js";
 
-/** Where a connection is in its life. */
-export type ConnectionPhase = "awaiting-connect" | "connecting" | "connected" | "closed";
-
-/** CONNECT seen, verdict pending (possibly during an AUTH exchange). */
-interface Connecting {
-  readonly phase: "connecting";
-  readonly request: ConnectRequestEffect;
-  readonly auth: AuthExchange;
-  /** The client's own Session Expiry Interval (MQTT 5), to tell whether CONNACK must correct it. */
-  readonly requestedExpiry: number | undefined;
-}
-
-/** CONNACK sent: the per-connection machinery of an accepted connection. */
-interface Connected {
-  readonly phase: "connected";
-  readonly request: ConnectRequestEffect;
-  readonly version: ProtocolVersion;
-  readonly auth: AuthExchange;
-  readonly limits: ServerLimits;
-  readonly inbound: InboundFlow;
-  readonly outbound: OutboundFlow;
-  readonly subscriptions: SubscriptionRequests;
-  /** The Session Expiry Interval the CONNECT asked for (0 forbids raising it on DISCONNECT). */
-  readonly connectExpiry: number;
-  sessionExpiry: number;
-}
-
-type State = { readonly phase: "awaiting-connect" } | Connecting | Connected | { readonly phase: "closed" };
-
-/** A packet that arrived before CONNACK, with its size on the wire (for the input budget). */
-interface HeldPacket {
-  readonly item: DecodeResult;
-  readonly bytes: number;
-}
+export type { ConnectionPhase } from "./connection-state.js";
 
 /**
  * The per-connection MQTT 3.1.1 / 5.0 protocol state machine, sans I/O. Feed it the bytes the
@@ -73,6 +42,18 @@ export class MqttConnection {
   readonly #keepalive: Keepalive;
   readonly #openedAt: number;
   #state: State = { phase: "awaiting-connect" };
+  // Made once per connection: the packet dispatch is on the hot path.
+  readonly #packets: ConnectedPacketHandlers = {
+    violate: (reasonCode, detail) => {
+      this.#violate(reasonCode, detail);
+    },
+    disconnect: (s, packet) => {
+      this.#onDisconnect(s, packet);
+    },
+    auth: (s, packet) => {
+      this.#onAuth(s, packet);
+    },
+  };
 
   /** @param options server configuration, clock and client id generator */
   constructor(options: ProtocolOptions) {
@@ -377,7 +358,7 @@ export class MqttConnection {
         else if (packet.type === "disconnect") this.#finish("client-disconnect", packet.reasonCode, "client left before CONNACK", false);
         return;
       case "connected":
-        this.#onPacket(s, packet);
+        onConnectedPacket(s, packet, this.#outbox, this.#packets);
         return;
       case "closed":
         return;
@@ -408,60 +389,6 @@ export class MqttConnection {
       requestedExpiry: request.protocolVersion === 5 ? (packet.properties.sessionExpiryInterval ?? 0) : undefined,
     };
     this.#outbox.effect(request);
-  }
-
-  #onPacket(s: Connected, packet: Packet): void {
-    switch (packet.type) {
-      case "connect":
-        this.#violate(ReasonCode.ProtocolError, "second CONNECT"); // [MQTT-3.1.0-2]
-        return;
-      case "publish": {
-        const v = s.inbound.onPublish(packet);
-        if (v !== undefined) this.#violate(v.reasonCode, v.detail);
-        return;
-      }
-      case "puback":
-        s.outbound.onPuback(packet.packetId, packet.reasonCode);
-        return;
-      case "pubrec":
-        s.outbound.onPubrec(packet.packetId, packet.reasonCode);
-        return;
-      case "pubrel": {
-        const v = s.inbound.onPubrel(packet.packetId);
-        if (v !== undefined) this.#violate(v.reasonCode, v.detail);
-        return;
-      }
-      case "pubcomp":
-        s.outbound.onPubcomp(packet.packetId, packet.reasonCode);
-        return;
-      case "subscribe": {
-        const v = s.subscriptions.onSubscribe(packet);
-        if (v !== undefined) this.#violate(v.reasonCode, v.detail);
-        return;
-      }
-      case "unsubscribe":
-        s.subscriptions.onUnsubscribe(packet);
-        return;
-      case "pingreq":
-        this.#outbox.send({ type: "pingresp" });
-        return;
-      case "disconnect":
-        this.#onDisconnect(s, packet);
-        return;
-      case "auth":
-        this.#onAuth(s, packet);
-        return;
-      case "connack":
-      case "suback":
-      case "unsuback":
-      case "pingresp":
-        this.#violate(ReasonCode.ProtocolError, `${packet.type.toUpperCase()} from a client`);
-        return;
-      default: {
-        const unreachable: never = packet;
-        throw new Error(`unknown packet ${String(unreachable)}`);
-      }
-    }
   }
 
   #onDisconnect(s: Connected, packet: DisconnectPacket): void {
