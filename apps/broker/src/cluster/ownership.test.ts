@@ -1,16 +1,19 @@
 // Client-id ownership against a real redis-server: tokens, takeover notices, and the races of a
 // write planned under one owner and run after another node's claim, in both orders.
 import { describe, expect, it } from "vitest";
-import { ClusterKeys, Ownership, fencedBatch, parseTakeover, type WriteGroup } from "./ownership.js";
+import { ClusterKeys } from "./keys.js";
+import { Ownership, fencedBatch, parseTakeover, type WriteGroup } from "./ownership.js";
 import { hasRedis, useRedis } from "./redis.test-helpers.js";
 
 const redis = useRedis();
 const keys = new ClusterKeys("t:");
 
 const setValue = (ownerKey: string, token: string, key: string, value: string | Buffer): WriteGroup => ({
-  fence: { ownerKey, token },
+  fence: { kind: "token", ownerKey, token },
   commands: [["SET", key, value]],
 });
+
+const batch = async (conn: Parameters<typeof fencedBatch>[0], groups: readonly WriteGroup[]): Promise<readonly number[]> => (await fencedBatch(conn, keys, groups)).refused;
 
 describe.skipIf(!hasRedis)("client-id ownership in Redis", () => {
   it("allocates increasing tokens and names the previous owner", async () => {
@@ -51,16 +54,16 @@ describe.skipIf(!hasRedis)("client-id ownership in Redis", () => {
     const held = await a.claim("c");
     const planned = setValue(keys.owner("c"), held.token, "t:delivery", "stale"); // planned on node a
     const taken = await b.claim("c"); // the takeover lands first
-    expect(await fencedBatch(conn, [planned])).toEqual([0]);
+    expect(await batch(conn, [planned])).toEqual([0]);
     expect(await conn.get("t:delivery")).toBeNull();
-    expect(await fencedBatch(conn, [setValue(keys.owner("c"), taken.token, "t:delivery", "fresh")])).toEqual([]);
+    expect(await batch(conn, [setValue(keys.owner("c"), taken.token, "t:delivery", "fresh")])).toEqual([]);
     expect(await conn.get("t:delivery")).toBe("fresh");
   });
 
   it("a write that ran before the claim stays for the new owner to resume from", async () => {
     const conn = await redis.connect();
     const held = await new Ownership(conn, keys, "node-a").claim("c");
-    expect(await fencedBatch(conn, [setValue(keys.owner("c"), held.token, "t:delivery", "committed")])).toEqual([]);
+    expect(await batch(conn, [setValue(keys.owner("c"), held.token, "t:delivery", "committed")])).toEqual([]);
     await new Ownership(conn, keys, "node-b").claim("c");
     expect(await conn.get("t:delivery")).toBe("committed");
   });
@@ -71,8 +74,8 @@ describe.skipIf(!hasRedis)("client-id ownership in Redis", () => {
     const winner = Number(ta.token) > Number(tb.token) ? { node: "node-a", token: ta.token } : { node: "node-b", token: tb.token };
     const loser = winner.token === ta.token ? tb : ta;
     expect(await new Ownership(ca, keys, "x").owner("c")).toEqual(winner);
-    expect(await fencedBatch(ca, [setValue(keys.owner("c"), loser.token, "t:k", "loser")])).toEqual([0]);
-    expect(await fencedBatch(cb, [setValue(keys.owner("c"), winner.token, "t:k", "winner")])).toEqual([]);
+    expect(await batch(ca, [setValue(keys.owner("c"), loser.token, "t:k", "loser")])).toEqual([0]);
+    expect(await batch(cb, [setValue(keys.owner("c"), winner.token, "t:k", "winner")])).toEqual([]);
     expect(await ca.get("t:k")).toBe("winner");
   });
 
@@ -82,10 +85,10 @@ describe.skipIf(!hasRedis)("client-id ownership in Redis", () => {
     const stale = await a.claim("old");
     await new Ownership(conn, keys, "node-b").claim("old");
     const mine = await a.claim("mine");
-    const refused = await fencedBatch(conn, [
+    const refused = await batch(conn, [
       { fence: undefined, commands: [["SET", "t:retained", "r"]] },
       setValue(keys.owner("old"), stale.token, "t:old", "x"),
-      { fence: { ownerKey: keys.owner("mine"), token: mine.token }, commands: [["RPUSH", "t:list", "1"], ["RPUSH", "t:list", "2"]] },
+      { fence: { kind: "token", ownerKey: keys.owner("mine"), token: mine.token }, commands: [["RPUSH", "t:list", "1"], ["RPUSH", "t:list", "2"]] },
     ]);
     expect(refused).toEqual([1]);
     expect(await conn.get("t:retained")).toBe("r");
@@ -95,17 +98,42 @@ describe.skipIf(!hasRedis)("client-id ownership in Redis", () => {
 
   it("a client id nobody claimed fences every write for it", async () => {
     const conn = await redis.connect();
-    expect(await fencedBatch(conn, [setValue(keys.owner("nobody"), "1", "t:k", "v")])).toEqual([0]);
+    expect(await batch(conn, [setValue(keys.owner("nobody"), "1", "t:k", "v")])).toEqual([0]);
+  });
+
+  it("claims inside a batch: later groups of the batch ride on the claim, earlier tokens are refused", async () => {
+    const conn = await redis.connect();
+    const listener = await redis.connect();
+    const heard: string[] = [];
+    listener.on("message", (_channel: string, message: string) => {
+      heard.push(message);
+    });
+    await listener.subscribe(keys.nodeChannel("node-a"));
+    const old = await new Ownership(conn, keys, "node-a").claim("c");
+    const owner = keys.owner("c");
+    const result = await fencedBatch(conn, keys, [
+      { fence: { kind: "claim", ownerKey: owner, node: "node-b" }, commands: [["SET", "t:a", "1"]] },
+      { fence: { kind: "token", ownerKey: owner, token: old.token }, commands: [["SET", "t:stale", "1"]] },
+      { fence: { kind: "claimed", ownerKey: owner }, commands: [["SET", "t:b", "1"]] },
+      { fence: { kind: "claimed", ownerKey: keys.owner("other") }, commands: [["SET", "t:other", "1"]] },
+    ]);
+    expect(result.refused).toEqual([1, 3]);
+    const claim = result.claims.get(0);
+    expect(claim?.previousNode).toBe("node-a");
+    expect(await new Ownership(conn, keys, "x").owner("c")).toEqual({ token: claim?.token, node: "node-b" });
+    expect(await conn.mget("t:a", "t:stale", "t:b", "t:other")).toEqual(["1", null, "1", null]);
+    await listener.ping();
+    expect(heard.map(parseTakeover)).toEqual([{ clientId: "c", token: claim?.token }]);
   });
 
   it("carries binary values unchanged, and reloads its script after Redis restarts", async () => {
     const conn = await redis.connect();
     const held = await new Ownership(conn, keys, "node-a").claim("c");
     const bytes = Buffer.from([0, 255, 10, 13, 0x80, 0]);
-    await fencedBatch(conn, [setValue(keys.owner("c"), held.token, "t:bin", bytes)]);
+    await batch(conn, [setValue(keys.owner("c"), held.token, "t:bin", bytes)]);
     expect(await conn.getBuffer("t:bin")).toEqual(bytes);
     await conn.script("FLUSH");
-    await fencedBatch(conn, [setValue(keys.owner("c"), held.token, "t:bin", "again")]);
+    await batch(conn, [setValue(keys.owner("c"), held.token, "t:bin", "again")]);
     expect(await conn.get("t:bin")).toBe("again");
   });
 });

@@ -10,55 +10,42 @@
  * @module
  */
 import type { Redis } from "ioredis";
+import type { ClusterKeys } from "./keys.js";
 import { RedisScript } from "./redis-script.js";
 
-/** The keys of one cluster's data under its prefix. */
-export class ClusterKeys {
-  readonly prefix: string;
-
-  constructor(prefix: string) {
-    this.prefix = prefix;
-  }
-
-  /** Hash {token, node} of the client id's current owner. */
-  owner(clientId: string): string {
-    return `${this.prefix}owner:${clientId}`;
-  }
-
-  /** The counter fencing tokens are allocated from (never reused: INCR only). */
-  get tokens(): string {
-    return `${this.prefix}tokens`;
-  }
-
-  /** The pub/sub channel a node hears takeovers of its clients on. */
-  nodeChannel(nodeId: string): string {
-    return `${this.prefix}node:${nodeId}`;
-  }
-}
-
-// KEYS: owner hash, token counter. ARGV: node id, the channel prefix of node channels.
-// Returns {token, previous owner node or ""}.
-const CLAIM = new RedisScript(`
-local token = redis.call('INCR', KEYS[2])
-local previous = redis.call('HGET', KEYS[1], 'node') or ''
-redis.call('HSET', KEYS[1], 'token', token, 'node', ARGV[1])
-if previous ~= '' and previous ~= ARGV[1] then
-  redis.call('PUBLISH', ARGV[2] .. previous, 'takeover ' .. token .. ' ' .. ARGV[3])
-end
-return {token, previous}
-`);
-
-// ARGV: groups of [owner key or "", token or "", command count, then per command: argc, args...].
-// A group whose owner key is set runs only while that key's token still equals its token. Returns
-// the 0-based indexes of the groups refused. One script: all groups apply atomically, in order.
+// KEYS: the token counter. ARGV[1]: the prefix of owner keys, ARGV[2]: the prefix of node
+// channels, then groups of [owner key or "", fence, command count, then per command: argc,
+// args...]. The fence is "token:<t>" (apply while the owner's token is t), "claim:<node>" (take
+// the next token, make node the owner, tell the previous owner's channel, then apply) or
+// "claimed" (apply: an earlier group of this batch claimed the id). Returns {refused group
+// indexes, {group index, token, previous node or ""} per claim}. One script: the groups apply
+// atomically, in order.
 const FENCED_BATCH = new RedisScript(`
-local i = 1
+local i = 3
 local group = 0
-local refused = {}
+local refused, claims, claimed = {}, {}, {}
 while i <= #ARGV do
-  local owner, token, count = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local owner, fence, count = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   i = i + 3
-  local ok = owner == '' or redis.call('HGET', owner, 'token') == token
+  local ok = owner == ''
+  if not ok then
+    if string.sub(fence, 1, 6) == 'claim:' then
+      local node = string.sub(fence, 7)
+      local token = redis.call('INCR', KEYS[1])
+      local previous = redis.call('HGET', owner, 'node') or ''
+      redis.call('HSET', owner, 'token', token, 'node', node)
+      if previous ~= '' and previous ~= node then
+        redis.call('PUBLISH', ARGV[2] .. previous, 'takeover ' .. token .. ' ' .. string.sub(owner, #ARGV[1] + 1))
+      end
+      claimed[owner] = true
+      claims[#claims + 1] = {group, token, previous}
+      ok = true
+    elseif fence == 'claimed' then
+      ok = claimed[owner] == true
+    else
+      ok = 'token:' .. (redis.call('HGET', owner, 'token') or '') == fence
+    end
+  end
   if not ok then refused[#refused + 1] = group end
   for _ = 1, count do
     local argc = tonumber(ARGV[i])
@@ -67,7 +54,7 @@ while i <= #ARGV do
   end
   group = group + 1
 end
-return refused
+return {refused, claims}
 `);
 
 /** A claim's result. */
@@ -105,11 +92,10 @@ export class Ownership {
 
   /** Makes this node the owner of `clientId` under a new token. */
   async claim(clientId: string): Promise<Claim> {
-    const reply = await CLAIM.run(this.#redis, [this.#keys.owner(clientId), this.#keys.tokens], [this.#nodeId, this.#keys.nodeChannel(""), clientId]);
-    if (!Array.isArray(reply) || reply.length !== 2) throw new Error(`unexpected claim reply ${JSON.stringify(reply)}`);
-    const [token, previous] = reply as unknown[];
-    if (typeof token !== "number" || typeof previous !== "string") throw new Error(`unexpected claim reply ${JSON.stringify(reply)}`);
-    return { token: String(token), previousNode: previous === "" ? undefined : previous };
+    const { claims } = await fencedBatch(this.#redis, this.#keys, [{ fence: { kind: "claim", ownerKey: this.#keys.owner(clientId), node: this.#nodeId }, commands: [] }]);
+    const claim = claims.get(0);
+    if (claim === undefined) throw new Error(`no claim of ${clientId} in the batch reply`);
+    return claim;
   }
 
   /** The current owner of `clientId`, if any node claimed it. */
@@ -119,24 +105,66 @@ export class Ownership {
   }
 }
 
-/** Redis commands to run for one session under its token, or unfenced (`fence` undefined). */
+/** How a write group is fenced (see {@link fencedBatch}). */
+export type Fence =
+  /** Apply while `token` is the owner's token. */
+  | { readonly kind: "token"; readonly ownerKey: string; readonly token: string }
+  /** Claim the client id for `node` first (a new token; the previous node is told), then apply. */
+  | { readonly kind: "claim"; readonly ownerKey: string; readonly node: string }
+  /** Apply: an earlier group of the same batch claimed this owner key. */
+  | { readonly kind: "claimed"; readonly ownerKey: string };
+
+/** Redis commands to run for one session under its fence, or unfenced (`fence` undefined). */
 export interface WriteGroup {
-  readonly fence: { readonly ownerKey: string; readonly token: string } | undefined;
+  readonly fence: Fence | undefined;
   readonly commands: readonly (readonly (string | Buffer)[])[];
 }
 
+/** What one {@link fencedBatch} did. */
+export interface BatchResult {
+  /** Indexes of the groups refused (their owner changed since their token). */
+  readonly refused: readonly number[];
+  /** What each claiming group got, by group index. */
+  readonly claims: ReadonlyMap<number, Claim>;
+}
+
+function fenceArg(fence: Fence): string {
+  switch (fence.kind) {
+    case "token":
+      return `token:${fence.token}`;
+    case "claim":
+      return `claim:${fence.node}`;
+    case "claimed":
+      return "claimed";
+    default: {
+      const never: never = fence;
+      throw new Error(`unknown fence ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+const isNumberList = (value: unknown): value is number[] => Array.isArray(value) && value.every((v) => typeof v === "number");
+
 /**
- * Runs every group in one atomic script, each fenced group only while its token is current.
- * Resolves with the indexes of the groups that were refused (their owner changed).
+ * Runs every group in one atomic script, each fenced group only while its fence holds. Every
+ * command must be idempotent (HSET, HDEL, DEL, SADD, SREM): a batch whose reply was lost is sent
+ * again.
  */
-export async function fencedBatch(redis: Redis, groups: readonly WriteGroup[]): Promise<number[]> {
-  const args: (string | Buffer)[] = [];
+export async function fencedBatch(redis: Redis, keys: ClusterKeys, groups: readonly WriteGroup[]): Promise<BatchResult> {
+  const args: (string | Buffer)[] = [keys.owner(""), keys.nodeChannel("")];
   for (const g of groups) {
-    args.push(g.fence?.ownerKey ?? "", g.fence?.token ?? "", String(g.commands.length));
+    args.push(g.fence?.ownerKey ?? "", g.fence === undefined ? "" : fenceArg(g.fence), String(g.commands.length));
     for (const command of g.commands) args.push(String(command.length), ...command);
   }
-  if (args.length === 0) return [];
-  const reply = await FENCED_BATCH.run(redis, [], args);
-  if (!Array.isArray(reply)) throw new Error(`unexpected batch reply ${JSON.stringify(reply)}`);
-  return reply.map(Number);
+  if (groups.length === 0) return { refused: [], claims: new Map() };
+  const reply = await FENCED_BATCH.run(redis, [keys.tokens], args);
+  const [refused, claims] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  if (!isNumberList(refused) || !Array.isArray(claims)) throw new Error(`unexpected batch reply ${JSON.stringify(reply)}`);
+  const claimed = new Map<number, Claim>();
+  for (const entry of claims as unknown[]) {
+    const [group, token, previous] = Array.isArray(entry) ? (entry as unknown[]) : [];
+    if (typeof group !== "number" || typeof token !== "number" || typeof previous !== "string") throw new Error(`unexpected claim in batch reply ${JSON.stringify(reply)}`);
+    claimed.set(group, { token: String(token), previousNode: previous === "" ? undefined : previous });
+  }
+  return { refused, claims: claimed };
 }

@@ -24,7 +24,11 @@ export interface RedisProcess {
   readonly port: number;
   /** `redis://127.0.0.1:<port>` */
   readonly url: string;
-  /** SIGKILL, then the same port and directory again (AOF, when enabled, is replayed). */
+  /** SIGKILL, keeping the directory (what AOF holds survives). */
+  crash(): Promise<void>;
+  /** Starts again on the same port and directory after {@link RedisProcess.crash} (AOF is replayed). */
+  revive(): Promise<void>;
+  /** {@link RedisProcess.crash} then {@link RedisProcess.revive}. */
   restart(): Promise<void>;
   /** SIGKILL and remove the directory. Idempotent. */
   stop(): Promise<void>;
@@ -110,6 +114,12 @@ export async function startRedis(options: RedisProcessOptions = {}): Promise<Red
   return {
     port,
     url: `redis://127.0.0.1:${String(port)}`,
+    async crash() {
+      await kill(current);
+    },
+    async revive() {
+      current = await launch(argsFor(port), timeoutMs);
+    },
     async restart() {
       await kill(current);
       current = await launch(argsFor(port), timeoutMs);

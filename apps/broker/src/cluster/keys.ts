@@ -1,0 +1,69 @@
+/**
+ * The Redis keys of one cluster's data, all under one prefix (`storage.prefix`), so several
+ * clusters (or tests) can share a server.
+ * @module
+ */
+
+/** Key names by what they hold. */
+export class ClusterKeys {
+  readonly prefix: string;
+
+  constructor(prefix: string) {
+    this.prefix = prefix;
+  }
+
+  /** Hash {token, node} of the client id's current owner. */
+  owner(clientId: string): string {
+    return `${this.prefix}owner:${clientId}`;
+  }
+
+  /** The counter fencing tokens are allocated from (never reused: INCR only). */
+  get tokens(): string {
+    return `${this.prefix}tokens`;
+  }
+
+  /** The pub/sub channel a node hears takeovers of its clients on. */
+  nodeChannel(nodeId: string): string {
+    return `${this.prefix}node:${nodeId}`;
+  }
+
+  /** Hash client id → session record (JSON). */
+  get sessions(): string {
+    return `${this.prefix}sessions`;
+  }
+
+  /** Hash filter → subscription (JSON) of one session. */
+  subscriptions(clientId: string): string {
+    return `${this.prefix}subs:${clientId}`;
+  }
+
+  /** Hash seq → queued delivery (binary, see redis-codec.ts) of one session. */
+  deliveries(clientId: string): string {
+    return `${this.prefix}deliveries:${clientId}`;
+  }
+
+  /** Hash seq → "packetId phase" of the session's deliveries that were sent. */
+  assigned(clientId: string): string {
+    return `${this.prefix}assigned:${clientId}`;
+  }
+
+  /** Set of inbound QoS 2 packet ids received and not yet released. */
+  inboundQos2(clientId: string): string {
+    return `${this.prefix}qos2:${clientId}`;
+  }
+
+  /** Hash client id → will (binary). */
+  get wills(): string {
+    return `${this.prefix}wills`;
+  }
+
+  /** Hash topic → retained message (binary). */
+  get retained(): string {
+    return `${this.prefix}retained`;
+  }
+
+  /** Every per-session key of `clientId` (deleted together when the session ends). */
+  sessionKeys(clientId: string): string[] {
+    return [this.subscriptions(clientId), this.deliveries(clientId), this.assigned(clientId), this.inboundQos2(clientId)];
+  }
+}

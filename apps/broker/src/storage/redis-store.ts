@@ -1,0 +1,341 @@
+/**
+ * A {@link RouterStore} in Redis: the broker's state shared by the nodes of a cluster (issue #19;
+ * the cross-node routing that uses it is not built yet, so today it serves one node).
+ *
+ * As with SQLite, the router's changes are only recorded when they happen; one fenced batch script
+ * per round trip writes everything recorded so far (group commit: while one batch is in flight the
+ * next gathers), and {@link RedisStore.flush} resolves once the batch covering every earlier change
+ * has been executed by Redis — and, with `waitReplicas`, acknowledged by that many replicas — so
+ * acknowledgements are sent only after Redis committed what they promise. How durable "executed"
+ * is depends on the server's persistence settings (README: AOF `appendfsync always` / `everysec`).
+ *
+ * Every write for a session carries the fencing token this node claimed the client id under (a
+ * new connection's session record claims it, inside the same batch); once another node has claimed
+ * the id, this node's writes for it are refused and `hooks.onFenced` reports the client id.
+ * @module
+ */
+import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSubscription } from "@handoff/mqtt-router";
+import { Redis } from "ioredis";
+import { ClusterKeys } from "../cluster/keys.js";
+import { fencedBatch, Ownership } from "../cluster/ownership.js";
+import { StoreError, StoreOpenError } from "./errors.js";
+import { encodeAssigned, encodeDelivery, encodeMessage, encodeSession, encodeSubscription, encodeWill } from "./redis-codec.js";
+import { loadRedisSnapshot } from "./redis-load.js";
+import { RecordedWrites, toWriteGroups, type RecordedGroup } from "./redis-writes.js";
+import type { RouterSnapshot } from "./snapshot.js";
+import type { CommitInfo, StoreStats } from "./sqlite-store.js";
+
+/** Default key prefix. */
+export const DEFAULT_REDIS_PREFIX = "handoff:";
+
+/** Observation points. */
+export interface RedisStoreHooks {
+  /** After each batch Redis executed (and replicas acknowledged, with `waitReplicas`). */
+  readonly onCommit?: (info: CommitInfo) => void;
+  /**
+   * Another node claimed `clientId`: this node's writes for it were refused. Called before the
+   * batch's waiters resume, so a connection closed here sends no acknowledgement it cannot keep.
+   */
+  readonly onFenced?: (clientId: string) => void;
+}
+
+/** Settings of {@link RedisStore.open}. */
+export interface RedisStoreOptions {
+  /** `redis://[user:password@]host:port[/db]`. */
+  readonly url: string;
+  /** Every key starts with this. Default {@link DEFAULT_REDIS_PREFIX}. */
+  readonly prefix?: string;
+  /** This node's id in the cluster (client-id ownership names it). */
+  readonly nodeId: string;
+  /**
+   * After each batch, WAIT for this many replicas (at most `timeoutMs`); fewer acknowledgements
+   * count as a failed commit. Default none.
+   */
+  readonly waitReplicas?: { readonly count: number; readonly timeoutMs: number };
+  /** Backoff after a failed batch, as in SqliteStore. Default 100 / 5000 ms. */
+  readonly retryBackoffMs?: { readonly initial: number; readonly max: number };
+  /** Most bytes of uncommitted writes before {@link RedisStore.admitting} turns false. Default 64 MiB. */
+  readonly maxPendingBytes?: number;
+  readonly hooks?: RedisStoreHooks;
+}
+
+interface Ticket {
+  readonly committed: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: StoreError) => void;
+}
+
+const COMMITTED: Promise<void> = Promise.resolve();
+
+function newTicket(): Ticket {
+  let resolve: () => void = () => undefined;
+  let reject: (error: StoreError) => void = () => undefined;
+  const committed = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A batch may fail with nobody waiting on it; the failure is counted in stats either way.
+  committed.catch(() => undefined);
+  return { committed, resolve, reject };
+}
+
+// The URL without credentials, for messages.
+function where(url: string): string {
+  try {
+    const u = new URL(url);
+    return `redis://${u.host}${u.pathname === "/" ? "" : u.pathname}`;
+  } catch {
+    return "redis (unparsable url)";
+  }
+}
+
+/** The Redis {@link RouterStore}. Create with {@link RedisStore.open}. */
+export class RedisStore implements RouterStore {
+  /** Where the store is (the URL without credentials). */
+  readonly file: string;
+  readonly stats: StoreStats = { commits: 0, failures: 0, consecutiveFailures: 0 };
+  readonly #redis: Redis;
+  readonly #keys: ClusterKeys;
+  readonly #nodeId: string;
+  readonly #snapshot: RouterSnapshot;
+  readonly #hooks: RedisStoreHooks;
+  readonly #wait: { readonly count: number; readonly timeoutMs: number } | undefined;
+  readonly #backoff: { readonly initial: number; readonly max: number };
+  readonly #maxPendingBytes: number;
+  /** Token this node claimed each client id under. */
+  readonly #tokens = new Map<string, string>();
+  /** The generation each client id was last claimed for (a new one claims again). */
+  readonly #claimedGeneration = new Map<string, number>();
+  readonly #pending = new RecordedWrites();
+  #ticket: Ticket | undefined;
+  #inFlight: { readonly groups: readonly RecordedGroup[]; readonly ticket: Ticket; readonly bytes: number } | undefined;
+  #scheduled: { readonly cancel: () => void } | undefined;
+  #retryAt = 0;
+  #closed = false;
+
+  private constructor(redis: Redis, options: RedisStoreOptions, snapshot: RouterSnapshot, claims: ReadonlyMap<string, string>) {
+    this.file = where(options.url);
+    this.#redis = redis;
+    this.#keys = new ClusterKeys(options.prefix ?? DEFAULT_REDIS_PREFIX);
+    this.#nodeId = options.nodeId;
+    this.#snapshot = snapshot;
+    this.#hooks = options.hooks ?? {};
+    this.#wait = options.waitReplicas;
+    this.#backoff = options.retryBackoffMs ?? { initial: 100, max: 5000 };
+    this.#maxPendingBytes = options.maxPendingBytes ?? 64 * 1024 * 1024;
+    for (const [clientId, token] of claims) this.#tokens.set(clientId, token);
+    for (const s of snapshot.sessions) this.#claimedGeneration.set(s.record.clientId, s.record.generation);
+  }
+
+  /**
+   * Connects, reads the stored state and claims every stored session for this node (one node
+   * serves them all until cross-node routing exists). Throws {@link StoreOpenError} when Redis
+   * cannot be reached or read.
+   */
+  static async open(options: RedisStoreOptions): Promise<RedisStore> {
+    // No offline queue and no resend: a write that cannot go out fails its batch at once, and the
+    // store retries the batch itself, in order, after its backoff.
+    const redis = new Redis(options.url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false });
+    redis.on("error", () => undefined); // reported through failed batches and /health
+    const keys = new ClusterKeys(options.prefix ?? DEFAULT_REDIS_PREFIX);
+    try {
+      await redis.connect();
+      const snapshot = await loadRedisSnapshot(redis, keys);
+      const ownership = new Ownership(redis, keys, options.nodeId);
+      const claims = new Map<string, string>();
+      for (const s of snapshot.sessions) claims.set(s.record.clientId, (await ownership.claim(s.record.clientId)).token);
+      return new RedisStore(redis, options, snapshot, claims);
+    } catch (cause) {
+      redis.disconnect();
+      throw new StoreOpenError(where(options.url), "unreadable", cause instanceof Error ? cause.message : String(cause), { cause });
+    }
+  }
+
+  /** What Redis held when the store was opened, for `Router.restore`. */
+  load(): RouterSnapshot {
+    return this.#snapshot;
+  }
+
+  /** Estimated bytes recorded and not yet committed (in flight included). */
+  get pendingBytes(): number {
+    return this.#pending.bytes + (this.#inFlight?.bytes ?? 0);
+  }
+
+  /** Commands recorded and not yet sent. */
+  get pendingOperations(): number {
+    return this.#pending.size;
+  }
+
+  /** False from a failed batch until the next one succeeds. */
+  get healthy(): boolean {
+    return this.stats.consecutiveFailures === 0;
+  }
+
+  /** False while batches fail or too much waits: QoS 1/2 publishes are refused meanwhile. */
+  get admitting(): boolean {
+    return this.healthy && this.pendingBytes <= this.#maxPendingBytes;
+  }
+
+  /** The token this node holds for `clientId`, if it claimed it. */
+  tokenOf(clientId: string): string | undefined {
+    return this.#tokens.get(clientId);
+  }
+
+  /**
+   * Resolves once every change recorded before this call is committed; rejects with a
+   * `commit-failed` {@link StoreError} when the batch carrying them failed (they are retried), or
+   * `closed`. Every call until a batch goes out gets the same promise.
+   */
+  flush(): Promise<void> {
+    if (this.#closed) return Promise.reject(new StoreError("closed", `${this.file} is closed`));
+    if (!this.#pending.isEmpty) {
+      this.#ticket ??= newTicket();
+      this.#schedule();
+      return this.#ticket.committed;
+    }
+    return this.#inFlight?.ticket.committed ?? COMMITTED;
+  }
+
+  /** Commits what is recorded, then disconnects. Rejects like {@link RedisStore.flush}, closing anyway. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      while (!this.#pending.isEmpty || this.#inFlight !== undefined) await this.flush();
+    } finally {
+      this.#scheduled?.cancel();
+      this.#scheduled = undefined;
+      this.#closed = true;
+      this.#ticket?.reject(new StoreError("closed", `${this.file} closed before a commit`));
+      this.#ticket = undefined;
+      this.#redis.disconnect();
+    }
+  }
+
+  // --- RouterStore -------------------------------------------------------------------------
+
+  sessionSaved(record: SessionRecord): void {
+    const claim = this.#claimedGeneration.get(record.clientId) !== record.generation;
+    this.#claimedGeneration.set(record.clientId, record.generation);
+    this.#record(record.clientId, ["HSET", this.#keys.sessions, record.clientId, encodeSession(record)], claim);
+  }
+
+  sessionDeleted(clientId: string): void {
+    const k = this.#keys;
+    this.#record(clientId, ["DEL", ...k.sessionKeys(clientId)]);
+    this.#record(clientId, ["HDEL", k.sessions, clientId]);
+    this.#record(clientId, ["HDEL", k.wills, clientId]);
+  }
+
+  subscriptionSaved(clientId: string, subscription: SessionSubscription): void {
+    this.#record(clientId, ["HSET", this.#keys.subscriptions(clientId), subscription.filter, encodeSubscription(subscription)]);
+  }
+
+  subscriptionDeleted(clientId: string, filter: string): void {
+    this.#record(clientId, ["HDEL", this.#keys.subscriptions(clientId), filter]);
+  }
+
+  deliveryQueued(clientId: string, seq: number, delivery: Delivery): void {
+    // A requeued seq starts unsent again, as in SQLite.
+    this.#record(clientId, ["HSET", this.#keys.deliveries(clientId), String(seq), encodeDelivery(delivery)]);
+    this.#record(clientId, ["HDEL", this.#keys.assigned(clientId), String(seq)]);
+  }
+
+  deliveryRemoved(clientId: string, seq: number): void {
+    this.#record(clientId, ["HDEL", this.#keys.deliveries(clientId), String(seq)]);
+    this.#record(clientId, ["HDEL", this.#keys.assigned(clientId), String(seq)]);
+  }
+
+  deliveryAssigned(clientId: string, seq: number, assigned: Assigned): void {
+    // Encoded now: the router mutates its Assigned in place later (PUBREC).
+    this.#record(clientId, ["HSET", this.#keys.assigned(clientId), String(seq), encodeAssigned(assigned)]);
+  }
+
+  inboundQos2Changed(clientId: string, packetId: number, received: boolean): void {
+    this.#record(clientId, [received ? "SADD" : "SREM", this.#keys.inboundQos2(clientId), String(packetId)]);
+  }
+
+  retainedChanged(topic: string, message: Message | undefined): void {
+    this.#record(undefined, message === undefined ? ["HDEL", this.#keys.retained, topic] : ["HSET", this.#keys.retained, topic, encodeMessage(message)]);
+  }
+
+  willChanged(clientId: string, will: { readonly message: Message; readonly delayMs: number } | undefined): void {
+    this.#record(clientId, will === undefined ? ["HDEL", this.#keys.wills, clientId] : ["HSET", this.#keys.wills, clientId, encodeWill(will)]);
+  }
+
+  // --- internals ---------------------------------------------------------------------------
+
+  #record(clientId: string | undefined, command: readonly (string | Buffer)[], claim = false): void {
+    if (this.#closed) throw new StoreError("closed", `${this.file} is closed; a change arrived after close()`);
+    this.#pending.add(clientId, command, claim);
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled !== undefined || this.#inFlight !== undefined || this.#pending.isEmpty) return;
+    const wait = this.#retryAt - performance.now();
+    if (wait > 0) {
+      const timer = setTimeout(() => { this.#send(); }, wait);
+      this.#scheduled = { cancel: () => { clearTimeout(timer); } };
+    } else {
+      const immediate = setImmediate(() => { this.#send(); });
+      this.#scheduled = { cancel: () => { clearImmediate(immediate); } };
+    }
+  }
+
+  #send(): void {
+    this.#scheduled = undefined;
+    if (this.#inFlight !== undefined || this.#pending.isEmpty) return;
+    const bytes = this.#pending.bytes;
+    const operations = this.#pending.size;
+    const groups = this.#pending.take();
+    const ticket = this.#ticket ?? newTicket();
+    this.#ticket = undefined;
+    this.#inFlight = { groups, ticket, bytes };
+    const started = performance.now();
+    void this.#commit(groups).then(
+      (refused) => {
+        this.#inFlight = undefined;
+        this.#retryAt = 0;
+        this.stats.commits += 1;
+        this.stats.consecutiveFailures = 0;
+        for (const clientId of refused) this.#hooks.onFenced?.(clientId);
+        this.#hooks.onCommit?.({ operations, durationMs: performance.now() - started });
+        ticket.resolve();
+        this.#schedule();
+      },
+      (cause: unknown) => {
+        // Nothing is known to be written: the groups go again first (every command is
+        // idempotent, so a batch that did run and lost its reply is harmless to repeat).
+        this.#inFlight = undefined;
+        this.#pending.restore(groups);
+        this.stats.failures += 1;
+        this.stats.consecutiveFailures += 1;
+        this.#retryAt = performance.now() + Math.min(this.#backoff.max, this.#backoff.initial * 2 ** (this.stats.consecutiveFailures - 1));
+        const detail = cause instanceof Error ? cause.message : String(cause);
+        ticket.reject(new StoreError("commit-failed", `batch of ${String(operations)} writes to ${this.file} failed: ${detail}`, { cause }));
+        // Waiters on later changes are owed the retry's outcome.
+        this.#ticket ??= newTicket();
+        if (!this.#closed) this.#schedule();
+      },
+    );
+  }
+
+  // Runs one batch; resolves with the client ids whose writes were refused.
+  async #commit(groups: readonly RecordedGroup[]): Promise<string[]> {
+    const result = await fencedBatch(this.#redis, this.#keys, toWriteGroups(groups, this.#keys, this.#nodeId, this.#tokens));
+    if (this.#wait !== undefined) {
+      const acknowledged = await this.#redis.wait(this.#wait.count, this.#wait.timeoutMs);
+      if (acknowledged < this.#wait.count) throw new Error(`WAIT: ${String(acknowledged)} of ${String(this.#wait.count)} replicas acknowledged within ${String(this.#wait.timeoutMs)} ms`);
+    }
+    for (const [index, claim] of result.claims) {
+      const clientId = groups[index]?.clientId;
+      if (clientId !== undefined) this.#tokens.set(clientId, claim.token);
+    }
+    const refused = new Set<string>();
+    for (const index of result.refused) {
+      const clientId = groups[index]?.clientId;
+      if (clientId !== undefined) refused.add(clientId);
+    }
+    return [...refused];
+  }
+}
