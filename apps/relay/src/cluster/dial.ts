@@ -6,7 +6,7 @@ import { attachSession, type AttachContext, type AttachOptions } from "../server
 import { bindStream, bindWebSocket, streamCarrier, webSocketCarrier } from "../server/carriers.js";
 import type { LiteSession } from "../session/session.js";
 import { versionMode } from "../session/version.js";
-import { createFraming, negotiateSubprotocol, supportedSubprotocols, TCP_MOQ_ALPNS } from "../transport/index.js";
+import { createFraming, negotiateSubprotocol, supportedSubprotocols, TCP_MOQ_ALPNS } from "@handoff/qmux";
 import type { PeerAddress } from "./peer-url.js";
 
 /**

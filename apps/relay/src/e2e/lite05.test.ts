@@ -1,7 +1,7 @@
 import { LITE_05, type LiteMessage, LiteStreamReader, LiteStreamWriter, type Setup, type StreamKind } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { createFraming, type FramingEvent, type StreamId } from "../transport/index.js";
+import { createFraming, type FramingEvent, type StreamId } from "@handoff/qmux";
 import { e2eSetup, testRelay, until, within } from "./harness.js";
 
 const cleanup = e2eSetup();

@@ -1,7 +1,7 @@
 import { connect as connectTcp, type Socket } from "node:net";
 import { LITE_02, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import WebSocket from "ws";
-import { createFraming, type FramingEvent, type FramingSession, type StreamId, type TransportParams } from "../transport/index.js";
+import { createFraming, type FramingEvent, type FramingSession, type StreamId, type TransportParams } from "@handoff/qmux";
 import { until, within } from "./harness.js";
 
 /** A hand-driven client: the test writes whatever bytes it likes through the transport module. */

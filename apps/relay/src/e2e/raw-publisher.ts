@@ -1,5 +1,5 @@
 import { LITE_04, LiteStreamReader, LiteStreamWriter } from "@handoff/moq-resume/lite";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { until } from "./harness.js";
 import { rawTcpClient, type RawTcpClient } from "./raw-client.js";
 

@@ -5,7 +5,7 @@
  */
 import { LITE_04, LiteStreamReader, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import WebSocket from "ws";
-import { createFraming, type StreamId, type TransportParams } from "../transport/index.js";
+import { createFraming, type StreamId, type TransportParams } from "@handoff/qmux";
 
 /** Options of {@link rawSubscriber}. */
 export interface RawSubscriberOptions {

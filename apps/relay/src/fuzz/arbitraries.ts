@@ -15,10 +15,8 @@ import {
   LiteStreamWriter,
   type LiteVersion,
 } from "@handoff/moq-resume/lite";
-import { concatBytes } from "../transport/bytes.js";
-import { qmuxFrameArb } from "../transport/frame-arbitrary.js";
-import type { FramingKind } from "../transport/index.js";
-import { encodeQmuxFrame } from "../transport/qmux-codec.js";
+import { concatBytes, type FramingKind } from "@handoff/qmux";
+import { encodeQmuxFrame, qmuxFrameArb } from "@handoff/qmux/testing";
 
 /** A connection the fuzz runs: its framing, and the moq version it is fixed to (undefined: in-band SETUP). */
 export interface Connection {

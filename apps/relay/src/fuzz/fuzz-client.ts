@@ -3,7 +3,7 @@
 import { ALLOW_ALL } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import { LiteSession } from "../session/session.js";
-import { createFraming, type StreamId } from "../transport/index.js";
+import { createFraming, type StreamId } from "@handoff/qmux";
 import type { FuzzCase } from "./arbitraries.js";
 import { play, type Player } from "./play.js";
 

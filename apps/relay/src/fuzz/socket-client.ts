@@ -2,7 +2,7 @@
 // qmux-00 over raw TCP, the client's framing driven as in memory. Test helper.
 import { connect as connectTcp, type Socket } from "node:net";
 import WebSocket from "ws";
-import { createFraming, type StreamId } from "../transport/index.js";
+import { createFraming, type StreamId } from "@handoff/qmux";
 import type { FuzzCase } from "./arbitraries.js";
 import { play, type Player } from "./play.js";
 

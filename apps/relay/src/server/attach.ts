@@ -9,7 +9,7 @@ import { contain, guarded } from "./guard.js";
 import { LiteSession } from "../session/session.js";
 import type { VersionMode } from "../session/version.js";
 import { liteVersionName } from "@handoff/moq-resume/lite";
-import type { FramingSession } from "../transport/index.js";
+import type { FramingSession } from "@handoff/qmux";
 
 /** The socket side of a session: how to write and how to hang up. */
 export interface Carrier {

@@ -14,7 +14,7 @@ import { ByteBudget } from "../origin/byte-budget.js";
 import { DEFAULT_SESSION_LIMITS, RelayCode } from "../session/limits.js";
 import type { LiteSession } from "../session/session.js";
 import { versionMode } from "../session/version.js";
-import { createFraming, negotiateSubprotocol, TCP_MOQ_ALPNS } from "../transport/index.js";
+import { createFraming, negotiateSubprotocol, TCP_MOQ_ALPNS } from "@handoff/qmux";
 import { adminHandler } from "./admin.js";
 import { attachSession, DEFAULT_CLOSE_GRACE_MS, type AttachContext } from "./attach.js";
 import { bindStream, streamCarrier } from "./carriers.js";

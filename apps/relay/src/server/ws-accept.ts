@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS, normalizePath, pathParts } from "@handoff/moq-resume/li
 import type { WebSocket, WebSocketServer } from "ws";
 import { authenticate, type AuthConfig } from "../auth/jwt.js";
 import { versionMode } from "../session/version.js";
-import { createFraming, negotiateSubprotocol } from "../transport/index.js";
+import { createFraming, negotiateSubprotocol } from "@handoff/qmux";
 import { attachSession, type AttachContext } from "./attach.js";
 import { bindWebSocket, webSocketCarrier } from "./carriers.js";
 import { corkPerTick } from "./cork.js";

@@ -14,7 +14,7 @@ import {
 } from "@handoff/moq-resume/lite";
 import { allowed, overlaps } from "../auth/permissions.js";
 import type { AnnounceEvent } from "../origin/origin.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { refuse, type SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
 

@@ -2,7 +2,7 @@ import type { LiteStreamReader, LiteStreamWriter, LiteVersion } from "@handoff/m
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import type { RouteSource } from "../origin/route.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import type { Handler } from "./handler.js";
 import type { SessionLimits } from "./limits.js";
 import type { SessionMemory } from "./memory.js";

@@ -1,4 +1,4 @@
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 
 /**
  * Writes to the framing: how many bytes it accepted (FIN applies only when all were), or

@@ -1,7 +1,7 @@
 import { decodeDatagram, encodeDatagram, LITE_04, LITE_05, type LiteMessage, type LiteVersion } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import type { Origin } from "../origin/origin.js";
-import type { QmuxVersion } from "../transport/index.js";
+import type { QmuxVersion } from "@handoff/qmux";
 import { lite05Peer, uniMessages } from "./lite05-peer.js";
 import { TestPeer, testOrigin } from "./test-peer.js";
 

@@ -1,6 +1,6 @@
 import { LITE_04, LITE_05, type LiteMessage, LiteStreamReader, LiteStreamWriter, type LiteVersion } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { MAX_BYTES_BEFORE_SETUP, StreamDispatch } from "./dispatch.js";
 import { RelayCode } from "./limits.js";
 import { clientSetup } from "./lite05-peer.js";

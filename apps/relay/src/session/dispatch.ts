@@ -1,5 +1,5 @@
 import { hasTrackStream, type LiteMessage, LiteStreamReader, type LiteVersion, UniStreamType } from "@handoff/moq-resume/lite";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import type { Announces } from "./announces.js";
 import { refuse, type SessionContext } from "./context.js";
 import { fetchDone, type FetchServe, type GroupFetcher, serveFetch } from "./fetch.js";

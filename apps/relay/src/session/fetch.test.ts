@@ -2,7 +2,7 @@ import { Track } from "@handoff/moq-resume";
 import { LITE_05, LITE_06, type LiteMessage, LiteStreamReader } from "@handoff/moq-resume/lite";
 import { describe, expect, it, vi } from "vitest";
 import type { Origin } from "../origin/origin.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { FetchServe } from "./fetch.js";
 import { finished, lite05Peer } from "./lite05-peer.js";
 import { RelayCode } from "./limits.js";

@@ -1,7 +1,7 @@
 import type { GroupReader } from "@handoff/moq-resume";
 import { type Fetch, FrameEncoder, joinPath, type LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
 import { allowed } from "../auth/permissions.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { turnDown, type SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
 import type { StreamIo } from "./stream-io.js";

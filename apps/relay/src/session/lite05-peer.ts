@@ -1,7 +1,7 @@
 import { LITE_05, type LiteMessage, LiteStreamReader, type LiteVersion, type Setup } from "@handoff/moq-resume/lite";
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
-import type { QmuxVersion, StreamId, TransportParams } from "../transport/index.js";
+import type { QmuxVersion, StreamId, TransportParams } from "@handoff/qmux";
 import { TestPeer } from "./test-peer.js";
 
 /** A client SETUP with no parameters, or the ones given (test helper). */

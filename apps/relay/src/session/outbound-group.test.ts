@@ -1,7 +1,7 @@
 import { type Group, GroupReader, Track } from "@handoff/moq-resume";
 import { LITE_04, LITE_05, type LiteVersion } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
-import { MAX_STREAM_PAYLOAD } from "../transport/index.js";
+import { MAX_STREAM_PAYLOAD } from "@handoff/qmux";
 import { OutboundGroup } from "./outbound-group.js";
 import { CountingStats, FakeIo, frameBytes } from "./session.test-helpers.js";
 

@@ -1,7 +1,6 @@
 import type { GroupReader } from "@handoff/moq-resume";
 import { FrameEncoder, LiteStreamWriter, framesHaveTimestamps, type LiteVersion } from "@handoff/moq-resume/lite";
-import { concatBytes } from "../transport/bytes.js";
-import { MAX_STREAM_PAYLOAD, type StreamId } from "../transport/index.js";
+import { MAX_STREAM_PAYLOAD, concatBytes, type StreamId } from "@handoff/qmux";
 import { RelayCode } from "./limits.js";
 import type { Scheduled } from "./scheduler.js";
 import type { SessionStats } from "./stats.js";

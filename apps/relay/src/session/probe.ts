@@ -1,5 +1,5 @@
 import type { Probe } from "@handoff/moq-resume/lite";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import type { SessionContext } from "./context.js";
 
 /**

@@ -1,6 +1,6 @@
 import { type GroupReader, type ResumeTrack, type Track, TrackAbortedError, type TrackReader } from "@handoff/moq-resume";
 import type { Subscribe, SubscribeUpdate } from "@handoff/moq-resume/lite";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { RelayCode } from "./limits.js";
 
 /** What a served subscription asks of its session. */

@@ -2,7 +2,7 @@ import type { Track } from "@handoff/moq-resume";
 import { LITE_04, type SubscribeUpdate } from "@handoff/moq-resume/lite";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { lastCopy } from "../origin/test-source.js";
 import { RelayCode } from "./limits.js";
 import type { OutboundGroup } from "./outbound-group.js";

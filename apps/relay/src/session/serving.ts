@@ -1,7 +1,7 @@
 import type { GroupReader } from "@handoff/moq-resume";
 import { encodeDatagram, hasTrackStream, joinPath, type LiteStreamReader, type Subscribe } from "@handoff/moq-resume/lite";
 import { allowed } from "../auth/permissions.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { refuse, turnDown, type SessionContext } from "./context.js";
 import type { Handler } from "./handler.js";
 import { RelayCode } from "./limits.js";

@@ -8,7 +8,7 @@ import { ALLOW_ALL, type Permissions } from "../auth/permissions.js";
 import { Origin } from "../origin/origin.js";
 import type { PlaceCopy, RouteSource, UpstreamTrack } from "../origin/route.js";
 import { fakeSource, type FakeSource } from "../origin/test-source.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { Announces } from "./announces.js";
 import type { SessionContext } from "./context.js";
 import type { Handler } from "./handler.js";

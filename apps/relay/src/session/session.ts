@@ -4,7 +4,7 @@ import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import type { PlaceCopy, RouteSource, UpstreamTrack } from "../origin/route.js";
 import type { TrackInfoAnswer } from "../origin/track-infos.js";
-import type { FramingEvent, FramingSession, QmuxVersion, StreamId } from "../transport/index.js";
+import type { FramingEvent, FramingSession, QmuxVersion, StreamId } from "@handoff/qmux";
 import { Announces } from "./announces.js";
 import { refuse, type SessionContext } from "./context.js";
 import { ControlBacklog } from "./control-backlog.js";

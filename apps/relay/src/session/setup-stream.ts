@@ -1,6 +1,6 @@
 import { DEFAULT_LIMITS, isLite06, joinPath, LiteErrorCode, type LiteStreamReader, normalizePath, pathParts, type Setup, type SetupRole } from "@handoff/moq-resume/lite";
 import { overlaps, type Permissions } from "../auth/permissions.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
 

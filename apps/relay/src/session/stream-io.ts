@@ -1,4 +1,4 @@
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 
 /** The slice of the framing that stream handlers use (so they can be tested with a fake). */
 export interface StreamIo {

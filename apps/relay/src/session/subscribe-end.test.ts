@@ -1,6 +1,6 @@
 import { LITE_05, type LiteMessage } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { finished, lite05Peer, uniMessages } from "./lite05-peer.js";
 import { type TestPeer, testOrigin } from "./test-peer.js";
 

@@ -1,7 +1,7 @@
 import { LITE_02, LITE_04, LITE_05, type LiteMessage, LiteStreamReader, LiteStreamWriter, type LiteVersion, type Subscribe } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import type { Origin } from "../origin/origin.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { lite05Peer } from "./lite05-peer.js";
 import { SubscribeResponder } from "./subscribe-response.js";
 import { TestPeer, testOrigin } from "./test-peer.js";

@@ -1,5 +1,5 @@
 import { hasTrackStream, isLegacy, type LiteMessage, type LiteStreamWriter, type LiteVersion, type Subscribe } from "@handoff/moq-resume/lite";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import type { StreamIo } from "./stream-io.js";
 
 /**

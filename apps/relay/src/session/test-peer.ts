@@ -2,7 +2,7 @@ import { LITE_04, LiteStreamReader, LiteStreamWriter, type LiteMessage, type Lit
 import { ALLOW_ALL, type Permissions } from "../auth/permissions.js";
 import type { ByteBudget } from "../origin/byte-budget.js";
 import { Origin } from "../origin/origin.js";
-import { createFraming, type FramingEvent, type FramingSession, type QmuxVersion, type StreamId, type TransportParams } from "../transport/index.js";
+import { createFraming, type FramingEvent, type FramingSession, type QmuxVersion, type StreamId, type TransportParams } from "@handoff/qmux";
 import type { SessionLimits } from "./limits.js";
 import { LiteSession } from "./session.js";
 import type { SessionStats } from "./stats.js";

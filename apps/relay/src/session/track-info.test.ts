@@ -1,7 +1,7 @@
 import { LITE_04, LITE_05, type LiteMessage, type LiteVersion, type TrackInfo } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import type { Origin } from "../origin/origin.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { finished, lite05Peer } from "./lite05-peer.js";
 import { RelayCode } from "./limits.js";
 import { TestPeer, testOrigin } from "./test-peer.js";

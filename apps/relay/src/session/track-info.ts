@@ -1,7 +1,7 @@
 import type { TrackInfo as ModelTrackInfo } from "@handoff/moq-resume";
 import { joinPath, type LiteStreamReader, type Track, type TrackInfo } from "@handoff/moq-resume/lite";
 import { allowed } from "../auth/permissions.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { turnDown, type SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
 import { UNADVERTISED_TRACK_INFO } from "./track-query.js";

@@ -1,7 +1,7 @@
 import type { TrackInfo } from "@handoff/moq-resume";
 import { hasTrackStream, LiteStreamReader, stripPathPrefix, type LiteVersion } from "@handoff/moq-resume/lite";
 import type { TrackInfoAnswer, TrackInfoResult } from "../origin/track-infos.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { refuse, type SessionContext } from "./context.js";
 
 /**

@@ -1,6 +1,6 @@
 import { Track, type Boundary, type Group } from "@handoff/moq-resume";
 import { LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { NO_MEMORY, type SessionMemory } from "./memory.js";
 import type { StreamIo } from "./stream-io.js";
 import { SubscriptionEnd } from "./subscription-end.js";

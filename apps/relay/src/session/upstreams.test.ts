@@ -2,7 +2,7 @@ import type { Boundary, Track } from "@handoff/moq-resume";
 import { LITE_01, LITE_02, LITE_03, LITE_04, LITE_05, LITE_06, type LiteMessage, LiteStreamWriter, type LiteVersion } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import type { PlaceCopy } from "../origin/route.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { RelayCode } from "./limits.js";
 import { Harness, type HarnessOptions } from "./session.test-helpers.js";
 import { END_GRACE_MS } from "./subscription-end.js";

@@ -1,6 +1,6 @@
 import { decodeDatagram, hasExtendedSubscribe, hasFrameBounds, hasTrackStream, stripPathPrefix, type Subscribe } from "@handoff/moq-resume/lite";
 import type { PlaceCopy, UpstreamTrack } from "../origin/route.js";
-import type { StreamId } from "../transport/index.js";
+import type { StreamId } from "@handoff/qmux";
 import { refuse, type SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
 import { type InboundGroup, UpstreamSubscription } from "./upstream.js";

@@ -1,4 +1,5 @@
 import { FramingError, TransportError } from "./errors.js";
+import { frameBuffer } from "./frame-buffer.js";
 import { FrameType, MAX_STREAMS_LIMIT, QX_PING_REQUEST, QX_PING_RESPONSE, QX_TRANSPORT_PARAMETERS, type Frame } from "./frame.js";
 import { decodeTransportParams, encodeTransportParams } from "./transport-params.js";
 import { varintSize, writeVarint, writeVarintBig, type ByteReader } from "./varint.js";
@@ -20,9 +21,8 @@ export function encodeQmuxFrame(frame: Frame): Uint8Array {
       const off = offset !== undefined;
       const type = FrameType.STREAM | FrameType.STREAM_LEN | (off ? FrameType.STREAM_OFF : 0) | (frame.fin ? FrameType.STREAM_FIN : 0);
       const size = 1 + varintSize(frame.id) + (off ? varintSize(offset) : 0) + varintSize(frame.data.length) + frame.data.length;
-      // Every byte is written below: skip the zero fill (this runs per frame per subscriber).
-      const pooled = Buffer.allocUnsafe(size);
-      const out = new Uint8Array(pooled.buffer, pooled.byteOffset, size);
+      // Every byte is written below, so a slice of a shared slab will do.
+      const out = frameBuffer(size);
       let pos = writeVarint(out, 0, type);
       pos = writeVarint(out, pos, frame.id);
       if (off) pos = writeVarint(out, pos, offset);

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FramingError, TransportError } from "./errors.js";
-import { qmuxFrameArb } from "./frame-arbitrary.js";
+import { qmuxFrameArb } from "./testing/frame-arbitrary.js";
 import type { Frame } from "./frame.js";
 import { decodeQmuxFrame, encodeQmuxFrame } from "./qmux-codec.js";
 import { ByteReader } from "./varint.js";

@@ -1,10 +1,10 @@
 /**
- * The relay's transport framing, sans-I/O: qmux-00 (over WebSocket messages or a
- * byte stream) and the legacy "webtransport" WebSocket framing, behind one
- * connection state machine, plus WebSocket subprotocol negotiation.
+ * `@handoff/qmux`: qmux (draft-00, -01 and -02: QUIC's streams, flow control and datagrams over a
+ * reliable byte carrier) and the legacy "webtransport" WebSocket framing, behind one sans-I/O
+ * connection state machine, plus WebSocket subprotocol negotiation for moq.
  *
  * The owner feeds bytes in and drains events after every call, until none are
- * left (handling an event, e.g. writing, can queue more):
+ * left (handling an event, e.g. writing, can queue more); time comes in through `tick`:
  *
  * ```ts
  * const choice = negotiateSubprotocol(offeredProtocols); // in ws handleProtocols
@@ -22,6 +22,7 @@ import { FramingSession } from "./session.js";
 import { REFERENCE_PARAMS } from "./transport-params.js";
 import { legacyMessageWire, qmuxMessageWire, qmuxStreamWire } from "./wire.js";
 
+export { concatBytes } from "./bytes.js";
 export { FramingError, TransportError, type TransportErrorCode } from "./errors.js";
 export type {
   Carrier,
@@ -34,7 +35,7 @@ export type {
   WriteResult,
 } from "./events.js";
 export { MAX_FRAME_SIZE, MAX_STREAM_PAYLOAD } from "./frame.js";
-export { FramingSession } from "./session.js";
+export type { FramingSession } from "./session.js";
 export { isBidi, isServerInitiated, streamIndex, type StreamId } from "./stream-id.js";
 export {
   DEFAULT_MOQ_ALPNS,

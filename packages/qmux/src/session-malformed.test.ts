@@ -2,10 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TransportError } from "./errors.js";
 import type { Carrier, FramingKind } from "./events.js";
-import { qmuxFrameArb } from "./frame-arbitrary.js";
+import { qmuxFrameArb } from "./testing/frame-arbitrary.js";
 import { createFraming } from "./index.js";
 import { encodeQmuxFrame } from "./qmux-codec.js";
-import { closedEvent, drainFrames, feed, paramsFrame } from "./test-support.js";
+import { closedEvent, drainFrames, feed, paramsFrame } from "./testing/test-support.js";
 
 const KNOWN_CODES = new Set<number>(Object.values(TransportError));
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FramingError, TransportError } from "./errors.js";
-import { transportParamsArb } from "./frame-arbitrary.js";
+import { transportParamsArb } from "./testing/frame-arbitrary.js";
 import { decodeTransportParams, EMPTY_PARAMS, encodeTransportParams, REFERENCE_PARAMS } from "./transport-params.js";
 
 function hex(s: string): Uint8Array {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TransportError } from "./errors.js";
-import { qmuxFrameArb } from "./frame-arbitrary.js";
+import { qmuxFrameArb } from "./testing/frame-arbitrary.js";
 import { MAX_FRAME_SIZE, type Frame } from "./frame.js";
 import { encodeQmuxFrame } from "./qmux-codec.js";
 import { legacyMessageWire, qmuxMessageWire, qmuxStreamWire } from "./wire.js";

@@ -23,8 +23,8 @@ type QmuxConstructor = new (url: string, options?: { protocols?: string[] }) => 
 const DEADLINE_MS = 8_000;
 
 async function loadQmux(): Promise<QmuxConstructor> {
-  // @moq/qmux is a dependency of @moq/lite (not of the relay); pnpm puts it beside it.
-  const lite = realpathSync(join(dirname(fileURLToPath(import.meta.url)), "../../node_modules/@moq/lite"));
+  // @moq/qmux is a dependency of @moq/lite (not of this package); pnpm puts it beside it.
+  const lite = realpathSync(join(dirname(fileURLToPath(import.meta.url)), "../node_modules/@moq/lite"));
   const mod: unknown = await import(pathToFileURL(join(lite, "..", "qmux", "index.js")).href);
   if (typeof mod !== "object" || mod === null || !("default" in mod) || typeof mod.default !== "function") {
     throw new Error("unexpected @moq/qmux module shape");

@@ -1,7 +1,7 @@
 // fast-check generators of frames, for this folder's tests (not part of the public API).
 import fc from "fast-check";
-import type { Frame } from "./frame.js";
-import type { TransportParams } from "./transport-params.js";
+import type { Frame } from "../frame.js";
+import type { TransportParams } from "../transport-params.js";
 
 const int = fc.maxSafeNat();
 const small = fc.maxSafeNat();

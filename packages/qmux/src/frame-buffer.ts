@@ -1,0 +1,26 @@
+// Outbound STREAM frames are written byte for byte, so they need no zeroed buffer of their own:
+// small ones are cut from a shared slab, as Node's Buffer.allocUnsafe does from its pool, without
+// Node. This runs per frame per subscriber; a fresh ArrayBuffer each time is what it saves.
+
+const SLAB_SIZE = 8192;
+/** Frames of this size or more get their own buffer (a slab would hold too few). */
+const OWN_BUFFER_FROM = SLAB_SIZE >>> 1;
+
+let slab = new Uint8Array(SLAB_SIZE);
+let used = 0;
+
+/**
+ * A buffer of `size` bytes that the caller fills completely. A small one is a view into a slab
+ * shared with earlier and later frames: never grow it, and never rely on the bytes beside it.
+ */
+export function frameBuffer(size: number): Uint8Array {
+  if (size >= OWN_BUFFER_FROM) return new Uint8Array(size);
+  if (used + size > SLAB_SIZE) {
+    slab = new Uint8Array(SLAB_SIZE);
+    used = 0;
+  }
+  const out = slab.subarray(used, used + size);
+  // 8-byte alignment, as Node's pool keeps it.
+  used = (used + size + 7) & ~7;
+  return out;
+}
