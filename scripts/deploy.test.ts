@@ -50,11 +50,16 @@ describe("deploy", () => {
     expect(await app.stop()).toBe(0);
   }, 240_000);
 
-  it("a deployed relay runs outside the workspace and answers /health", async () => {
+  it("a deployed relay runs outside the workspace, answers /health and serves the demo page its build bundled", async () => {
     await pnpm(["--filter", "relay", "deploy", "--prod", "--legacy", join(out, "relay")], { cwd: root });
-    const app = await listening(join(out, "relay", "bin", "handoff-relay.js"), ["--host", "127.0.0.1", "--port", "0"]);
+    const app = await listening(join(out, "relay", "bin", "handoff-relay.js"), ["--host", "127.0.0.1", "--port", "0", "--demo"]);
     const health = await fetch(`http://127.0.0.1:${String(app.record["http"])}/health`);
     expect(health.status).toBe(200);
+    const demo = await Promise.all(["/demo/", "/demo/watch.js"].map((path) => fetch(`http://127.0.0.1:${String(app.record["http"])}${path}`)));
+    expect(demo.map((res) => [res.status, res.headers.get("content-type")])).toEqual([
+      [200, "text/html; charset=utf-8"],
+      [200, "text/javascript; charset=utf-8"],
+    ]);
     expect(await app.stop()).toBe(0);
   }, 240_000);
 

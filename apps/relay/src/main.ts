@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { ConfigError, parseConfig } from "./config/index.js";
 
@@ -41,6 +42,16 @@ async function main(): Promise<void> {
   const ca = read(config.tls.ca);
   // Loaded after the flags are read, so a bad flag is reported without loading the relay.
   const { startRelay } = await import("./server/index.js");
+  const { DemoNotBuiltError, loadDemo } = await import("./demo/index.js");
+  let demo;
+  try {
+    // The build's output: dist/demo, next to dist/main.js and reached the same way from src/main.ts.
+    demo = config.demo ? loadDemo(fileURLToPath(new URL("../dist/demo/", import.meta.url))) : undefined;
+  } catch (err) {
+    if (!(err instanceof DemoNotBuiltError)) throw err;
+    process.stderr.write(`handoff-relay: ${err.message}\n`);
+    process.exit(2);
+  }
   const relay = await startRelay(
     {
       host: config.host,
@@ -58,6 +69,7 @@ async function main(): Promise<void> {
       ...(config.adminToken === undefined ? {} : { adminToken: config.adminToken }),
       ...(config.hopId === undefined ? {} : { hopId: config.hopId }),
       ...(cert === undefined || key === undefined ? {} : { tls: { cert, key } }),
+      ...(demo === undefined ? {} : { demo }),
       cluster: {
         ...(ca === undefined ? {} : { ca }),
         peers: config.cluster.peers,
@@ -112,6 +124,7 @@ async function main(): Promise<void> {
       auth: config.auth.key !== undefined,
       tls: cert !== undefined,
       peers: config.cluster.peers,
+      demo: demo === undefined ? undefined : `/demo`,
     },
     "relay listening",
   );

@@ -43,6 +43,15 @@ describe("parseConfig", () => {
     expect(() => parseConfig([], { HANDOFF_RELAY_LOG_PRETTY: "yes" })).toThrow(/HANDOFF_RELAY_LOG_PRETTY: expected 1, 0, true or false/);
   });
 
+  it("turns the demo page on with --demo, HANDOFF_RELAY_DEMO or the file; off by default", () => {
+    const demo = (argv: string[], env: NodeJS.ProcessEnv, file = ""): boolean | undefined => {
+      const parsed = parseConfig(argv, env, () => file);
+      return parsed.kind === "run" ? parsed.config.demo : undefined;
+    };
+    expect([demo([], {}), demo(["--demo"], {}), demo([], { HANDOFF_RELAY_DEMO: "1" }), demo(["--config", "r.yaml"], {}, "demo: true\n")]).toEqual([false, true, true, true]);
+    expect(() => parseConfig([], { HANDOFF_RELAY_DEMO: "on" })).toThrow(/HANDOFF_RELAY_DEMO: expected 1, 0, true or false/);
+  });
+
   it("reads tcp and metrics ports from flags", () => {
     const parsed = parseConfig(["--tcp-port", "4444", "--metrics-port", "0"], {});
     expect(parsed.kind === "run" && [parsed.config.tcpPort, parsed.config.metricsPort]).toEqual([4444, 0]);

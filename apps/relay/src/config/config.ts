@@ -17,6 +17,7 @@ export const fileSchema = z
     metricsPort: port,
     logLevel: z.enum(LOG_LEVELS),
     logPretty: z.boolean(),
+    demo: z.boolean(),
     hopId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
     tcpAccess: z.enum(["trusted", "public"]),
     trackLingerMs: z.number().int().min(0),
@@ -85,6 +86,8 @@ export interface RelayConfig {
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** Human-readable logs (pino-pretty) instead of JSON lines. */
   readonly logPretty: boolean;
+  /** Serve the demo page (`/demo`) on the WebSocket + HTTP port. */
+  readonly demo: boolean;
   readonly hopId: number | undefined;
   readonly tcpAccess: "trusted" | "public";
   /** How long a track nobody reads keeps its upstream copy (ms). */
@@ -145,6 +148,7 @@ export const defaults: RelayConfig = {
   metricsPort: undefined,
   logLevel: "info",
   logPretty: false,
+  demo: false,
   hopId: undefined,
   tcpAccess: "public",
   trackLingerMs: 5000,
@@ -181,6 +185,7 @@ TCP on --tcp-port, Prometheus /metrics on --metrics-port.
                          (env HANDOFF_RELAY_PEERS, comma-separated)
   --redirect <uri>       GOAWAY URI sent when draining on SIGTERM; empty = reconnect here (env HANDOFF_RELAY_REDIRECT)
   --drain-timeout <ms>   how long a drain keeps serving (default ${String(defaults.cluster.drainTimeoutMs)}, 0 = close at once)
+  --demo                 serve the demo page at /demo: a test pattern published and watched back (env HANDOFF_RELAY_DEMO=1)
   --help                 print this and exit
 
 SIGTERM drains (GOAWAY to every session, serve until they leave or the drain timeout passes) and
@@ -246,6 +251,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
         "metrics-port": { type: "string" },
         "log-level": { type: "string" },
         "log-pretty": { type: "boolean" },
+        demo: { type: "boolean" },
         peer: { type: "string", multiple: true },
         "tls-cert": { type: "string" },
         "tls-key": { type: "string" },
@@ -315,6 +321,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv, rea
       metricsPort: metricsPort ?? file.metricsPort ?? defaults.metricsPort,
       logLevel: level ?? file.logLevel ?? defaults.logLevel,
       logPretty: values["log-pretty"] ?? flagOf(env["HANDOFF_RELAY_LOG_PRETTY"], "HANDOFF_RELAY_LOG_PRETTY") ?? file.logPretty ?? defaults.logPretty,
+      demo: values.demo ?? flagOf(env["HANDOFF_RELAY_DEMO"], "HANDOFF_RELAY_DEMO") ?? file.demo ?? defaults.demo,
       hopId: file.hopId ?? defaults.hopId,
       tcpAccess: file.tcpAccess ?? defaults.tcpAccess,
       trackLingerMs: file.trackLingerMs ?? defaults.trackLingerMs,

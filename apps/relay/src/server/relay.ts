@@ -8,6 +8,7 @@ import { WebSocketServer } from "ws";
 import type { AuthConfig } from "../auth/jwt.js";
 import { Cluster, type ClusterOptions } from "../cluster/cluster.js";
 import { ALLOW_ALL } from "../auth/permissions.js";
+import { serveDemo, type DemoPage } from "../demo/index.js";
 import { RelayMetrics } from "../metrics/metrics.js";
 import { Origin } from "../origin/origin.js";
 import { ByteBudget } from "../origin/byte-budget.js";
@@ -65,6 +66,8 @@ export interface RelayOptions {
    * then comes from the TLS ALPN). Undefined: plain HTTP/WS and TCP.
    */
   readonly tls?: TlsOptions;
+  /** The demo page, served at `/demo` on the WebSocket + HTTP port; undefined: off. */
+  readonly demo?: DemoPage;
 }
 
 /** Certificate and key (PEM) the relay serves with. */
@@ -178,6 +181,7 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
         json(res, 400, { error: "bad request target" });
         return;
       }
+      if (options.demo !== undefined && serveDemo(options.demo, target.path, res)) return;
       handleHttp(origin, options.auth, req, target, res).then(
         (handled) => {
           if (!handled) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
