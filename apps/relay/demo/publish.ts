@@ -4,7 +4,7 @@ import type { Video } from "@moq/publish";
 import "@moq/publish/element";
 import { PATTERN_FPS, PATTERN_HEIGHT, PATTERN_WIDTH } from "./palette.js";
 import { drawPattern } from "./pattern.js";
-import { demoTarget, show } from "./target.js";
+import { demoTarget, runs, show } from "./target.js";
 
 function startPublisher(root: HTMLElement): void {
   const source = document.createElement("canvas");
@@ -37,5 +37,5 @@ function startPublisher(root: HTMLElement): void {
   }, 250);
 }
 
-const root = document.getElementById("publish");
-if (root !== null) startPublisher(root);
+const root = runs("publish", location);
+if (root !== undefined) startPublisher(root);

@@ -17,6 +17,18 @@ export function demoTarget(location: Location): DemoTarget {
   return { url: `${relay}/${scope}`, name: query.get("name") ?? "pattern.hang" };
 }
 
+/**
+ * Whether this page runs its `half` (`publish` or `watch`): both by default, one with `?only=`
+ * (so one browser can publish and another watch). A half that does not run is taken off the page.
+ */
+export function runs(half: "publish" | "watch", location: Location): HTMLElement | undefined {
+  const only = new URLSearchParams(location.search).get("only");
+  const section = document.getElementById(half) ?? undefined;
+  if (only === null || only === half) return section;
+  section?.remove();
+  return undefined;
+}
+
 /** Shows `text` in the element `id` and mirrors it in its `data-state` (what the e2e test waits for). */
 export function show(id: string, text: string): void {
   const el = document.getElementById(id);

@@ -2,7 +2,7 @@
 // through the relay, decodes it with WebCodecs and paints it on its canvas.
 import "@moq/watch/element";
 import { PATTERN_HEIGHT, PATTERN_WIDTH } from "./palette.js";
-import { demoTarget, show } from "./target.js";
+import { demoTarget, runs, show } from "./target.js";
 
 function startWatcher(root: HTMLElement): void {
   const target = demoTarget(location);
@@ -31,5 +31,5 @@ function startWatcher(root: HTMLElement): void {
   }, 100);
 }
 
-const root = document.getElementById("watch");
-if (root !== null) startWatcher(root);
+const root = runs("watch", location);
+if (root !== undefined) startWatcher(root);

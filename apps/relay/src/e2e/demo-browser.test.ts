@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { LITE_02, LITE_06 } from "@handoff/moq-resume/lite";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PATTERN_BLOCK, PATTERN_BLOCK_TOP, PATTERN_COLOURS, PATTERN_HEIGHT, PATTERN_WIDTH } from "../../demo/palette.js";
@@ -91,17 +92,19 @@ function expectMoving(looks: readonly Look[]): void {
   expect(new Set(looks.map((l) => l.block)).size).toBeGreaterThanOrEqual(3);
 }
 
-/** Opens a demo page of `relay`, recording page errors and CSP refusals. */
-async function open(relay: Relay, file: string, problems: string[]): Promise<Page> {
+/** Opens one half of the demo page of `relay`, recording page errors and CSP refusals. */
+async function open(relay: Relay, half: "publish" | "watch", problems: string[]): Promise<Page> {
   if (browser === undefined) throw new Error("no browser");
   const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
   cleanup.push(() => page.close());
   page.setDefaultTimeout(15_000);
-  page.on("pageerror", (err) => problems.push(`${file}: ${err.message}`));
+  page.on("pageerror", (err) => problems.push(`${half}: ${err.message}`));
   page.on("console", (msg) => {
-    if (msg.text().includes("Content Security Policy")) problems.push(`${file}: ${msg.text()}`);
+    if (msg.text().includes("Content Security Policy")) problems.push(`${half}: ${msg.text()}`);
   });
-  await page.goto(`http://127.0.0.1:${String(relay.ports.http)}/demo/${file}`);
+  await page.goto(`http://127.0.0.1:${String(relay.ports.http)}/demo/?only=${half}`);
+  // The other half is taken off the page: this tab runs one side only.
+  expect(await page.locator(half === "publish" ? "#watch" : "#publish").count()).toBe(0);
   return page;
 }
 
@@ -120,10 +123,15 @@ describe.skipIf(executablePath === undefined)("the demo page in headless Chromiu
   it("publishes the canvas pattern and watches it back through the relay: the screenshots show its colours and its block moving", async () => {
     const relay = await demoRelay();
     const problems: string[] = [];
-    const publisher = await open(relay, "publish.html", problems);
+    const publisher = await open(relay, "publish", problems);
     await publisher.locator('#publish-status[data-state="connected"]').waitFor();
-    const watcher = await open(relay, "watch.html", problems);
+    const watcher = await open(relay, "watch", problems);
     await watcher.locator('#watch-status[data-state="connected live"]').waitFor();
+    // @moq/net 0.1.9 (under both packages) offers bare qmux over WebSocket and agrees lite-02 in-band.
+    expect([...relay.sessions].map((s) => [s.qmuxVersion, s.version])).toEqual([
+      ["qmux-01", LITE_02],
+      ["qmux-01", LITE_02],
+    ]);
     await firstPicture(watcher);
     expectMoving(await watchFor(watcher, 3000));
     expect(problems).toEqual([]);
@@ -136,10 +144,10 @@ describe.skipIf(executablePath === undefined)("the demo page in headless Chromiu
     const b = await clusterRelay(cleanup, [tcpUrl(origin)]);
     const edge = await demoRelay({ cluster: { peers: [tcpUrl(a)], timing: { minBackoffMs: 50, maxBackoffMs: 500 } } });
     const problems: string[] = [];
-    const publisher = await open(origin, "publish.html", problems);
+    const publisher = await open(origin, "publish", problems);
     await publisher.locator('#publish-status[data-state="connected"]').waitFor();
     for (const r of [a, b, edge]) await until(() => r.origin.routes("demo/pattern.hang").length > 0, 10_000, "the pattern routable");
-    const watcher = await open(edge, "watch.html", problems);
+    const watcher = await open(edge, "watch", problems);
     await firstPicture(watcher);
     expectMoving(await watchFor(watcher, 1500));
 
@@ -150,6 +158,7 @@ describe.skipIf(executablePath === undefined)("the demo page in headless Chromiu
       return now !== undefined && now !== before && edge.origin.fedBy(now) > 0;
     }, 10_000, "the edge reads the pattern through B");
     expect(await drained).toEqual({ told: 1, left: 1, forced: 0 });
+    expect(edge.cluster.peers[0]?.session?.version).toBe(LITE_06);
     // A is gone from the path: the picture still moves, and the watcher never reconnected.
     await a.close();
     expectMoving(await watchFor(watcher, 3000));
