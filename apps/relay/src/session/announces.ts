@@ -15,8 +15,14 @@ import {
 import { allowed, overlaps } from "../auth/permissions.js";
 import type { AnnounceEvent } from "../origin/origin.js";
 import type { StreamId } from "@handoff/qmux";
-import { refuse, type SessionContext } from "./context.js";
+import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
+import { refuse, type RoleTable } from "./role-table.js";
+
+/** The roles of announce streams: ours reading the peer's announces, the peer's being served. */
+export type AnnounceRole =
+  | { readonly kind: "announce-intake"; readonly reader: LiteStreamReader }
+  | { readonly kind: "announce-serve"; readonly reader: LiteStreamReader; close: () => void };
 
 /**
  * The announce side of a session: serving the peer's ANNOUNCE_REQUESTs from the origin, and
@@ -24,6 +30,7 @@ import { RelayCode } from "./limits.js";
  */
 export class Announces {
   readonly #ctx: SessionContext;
+  readonly #roles: RoleTable<AnnounceRole>;
   /** Paths the peer announced and the origin holds for it. */
   readonly #announced = new Set<string>();
   /** The peer's hop id from its ANNOUNCE_OK (lite-05): the implicit last hop of its announces. */
@@ -33,8 +40,9 @@ export class Announces {
   #nextPeerId = 0;
   #requests = 0;
 
-  constructor(ctx: SessionContext) {
+  constructor(ctx: SessionContext, roles: RoleTable<AnnounceRole>) {
     this.#ctx = ctx;
+    this.#roles = roles;
   }
 
   /** Asks the peer what it publishes, if it may publish anything at all (session ready). */
@@ -47,7 +55,7 @@ export class Announces {
     if (id === undefined) return;
     const version = ctx.version;
     if (version === undefined) return;
-    ctx.handlers.set(id, { kind: "announce-intake", reader: new LiteStreamReader({ role: "opened", kind: "announce", version }) });
+    this.#roles.set(id, { kind: "announce-intake", reader: new LiteStreamReader({ role: "opened", kind: "announce", version }) });
     const request: AnnounceRequest = { type: "announce_request", prefix: "", excludeHop: ctx.origin.hopId };
     ctx.io.send(id, writer.encodeAll([{ type: "stream_header", kind: "announce" }, request]), false);
   }
@@ -60,12 +68,12 @@ export class Announces {
     if (version === undefined || writer === undefined) return;
     const prefix = joinPath(ctx.root, msg.prefix);
     if (!overlaps(ctx.permissions.subscribe, prefix)) {
-      ctx.handlers.delete(id);
+      this.#roles.delete(id);
       refuse(ctx.io, id, true, RelayCode.Unauthorized);
       return;
     }
     if (this.#requests >= ctx.limits.maxAnnounceRequests) {
-      ctx.handlers.delete(id);
+      this.#roles.delete(id);
       refuse(ctx.io, id, true, RelayCode.TooMany);
       return;
     }
@@ -102,7 +110,7 @@ export class Announces {
         live = false;
         watch.close();
         this.#requests -= 1;
-        ctx.handlers.delete(id);
+        this.#roles.delete(id);
         refuse(ctx.io, id, true, err.code);
         return false;
       }
@@ -134,7 +142,7 @@ export class Announces {
     if (lite05) messages.unshift({ type: "announce_ok", hopId: ctx.origin.hopId, activeCount: initial.length });
     this.#requests += 1;
     if (messages.length > 0 && !send(messages)) return;
-    ctx.handlers.set(id, {
+    this.#roles.set(id, {
       kind: "announce-serve",
       reader,
       close: () => {
@@ -151,7 +159,7 @@ export class Announces {
       const step = reader.next();
       if (step.kind === "need_more") return;
       if (step.kind === "end" || step.kind === "error") {
-        ctx.handlers.delete(id);
+        this.#roles.delete(id);
         this.withdrawAll();
         if (step.kind === "error") refuse(ctx.io, id, true, step.error.code);
         else ctx.io.send(id, new Uint8Array(0), true);
@@ -166,7 +174,7 @@ export class Announces {
         const suffix = this.#resolve(msg);
         if (suffix === undefined) {
           // An END or UPDATE naming an id never assigned (or already ended) breaks the stream.
-          ctx.handlers.delete(id);
+          this.#roles.delete(id);
           this.withdrawAll();
           refuse(ctx.io, id, true, RelayCode.ProtocolViolation);
           return;

@@ -1,9 +1,7 @@
-import type { LiteStreamReader, LiteStreamWriter, LiteVersion } from "@handoff/moq-resume/lite";
+import type { LiteStreamWriter, LiteVersion } from "@handoff/moq-resume/lite";
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import type { RouteSource } from "../origin/route.js";
-import type { StreamId } from "@handoff/qmux";
-import type { Handler } from "./handler.js";
 import type { SessionLimits } from "./limits.js";
 import type { SessionMemory } from "./memory.js";
 import type { ServeHost } from "./served-subscription.js";
@@ -13,8 +11,6 @@ import type { StreamIo } from "./stream-io.js";
 /** The state a session shares with the modules it delegates to (announces, serving, upstream). */
 export interface SessionContext {
   readonly io: StreamIo;
-  /** Every live stream's role. */
-  readonly handlers: Map<StreamId, Handler>;
   readonly origin: Origin;
   /** The connection's path scope (normalized). */
   readonly root: string;
@@ -42,19 +38,4 @@ export interface SessionContext {
    * announce watch, a fetch wake-up), so that an error escaping it fails this session only.
    */
   contain(where: string, fn: () => void): void;
-}
-
-/**
- * Refuses a request on bidi stream `id` the peer opened with `code`; whatever else arrives on it is
- * read and ignored.
- */
-export function turnDown(ctx: SessionContext, id: StreamId, reader: LiteStreamReader, code: number): void {
-  ctx.handlers.set(id, { kind: "ignore", reader });
-  refuse(ctx.io, id, true, code);
-}
-
-/** Turns a stream down: STOP_SENDING, and RESET too when it is bidirectional. */
-export function refuse(io: StreamIo, id: StreamId, bidi: boolean, code: number): void {
-  io.stopSending(id, code);
-  if (bidi) io.reset(id, code);
 }

@@ -16,6 +16,7 @@ function dispatcher(options: HarnessOptions = {}) {
   const setup = new SetupExchange(h.ctx, "", () => holder.dispatch?.resume());
   const dispatch = new StreamDispatch(
     h.ctx,
+    h.handlers,
     h.announces,
     h.serving,
     h.upstreams,

@@ -1,13 +1,14 @@
 import { hasTrackStream, type LiteMessage, LiteStreamReader, type LiteVersion, UniStreamType } from "@handoff/moq-resume/lite";
 import type { StreamId } from "@handoff/qmux";
 import type { Announces } from "./announces.js";
-import { refuse, type SessionContext } from "./context.js";
-import { fetchDone, type FetchServe, type GroupFetcher, serveFetch } from "./fetch.js";
-import type { Handler } from "./handler.js";
+import type { SessionContext } from "./context.js";
+import { fetchDone, type FetchRole, type GroupFetcher, serveFetch } from "./fetch.js";
 import { RelayCode } from "./limits.js";
 import { answerProbe } from "./probe.js";
+import { refuse } from "./role-table.js";
 import type { Serving } from "./serving.js";
 import type { SetupExchange } from "./setup-stream.js";
+import type { StreamRole, StreamTable } from "./stream-role.js";
 import { serveTrack } from "./track-info.js";
 import { InboundGroup } from "./upstream.js";
 import type { Upstreams } from "./upstreams.js";
@@ -20,10 +21,10 @@ export interface DispatchHooks {
   goaway(uri: string): void;
 }
 
-/** The handlers that read control messages off an accepted bidi stream. */
-type ControlHandler = Extract<Handler, { kind: "accepted" | "announce-serve" | "subscribe-serve" | "ignore" | "answered" | "track-serve" | "fetch-serve" }>;
+/** The roles that read control messages off an accepted bidi stream. */
+type ControlHandler = Extract<StreamRole, { kind: "accepted" | "announce-serve" | "subscribe-serve" | "ignore" | "answered" | "track-serve" | "fetch-serve" }>;
 
-function isControl(handler: Handler): handler is ControlHandler {
+function isControl(handler: StreamRole): handler is ControlHandler {
   switch (handler.kind) {
     case "accepted":
     case "announce-serve":
@@ -65,15 +66,18 @@ export interface FetchSource extends GroupFetcher {
 /**
  * Routes each stream's events to the module that owns its kind: control streams the peer opened
  * (ANNOUNCE_REQUEST, SUBSCRIBE), our announce and subscribe streams, and group streams both ways.
+ * It reads the session's stream table to route; modules file the roles of their own streams.
  */
 export class StreamDispatch {
   /** Fetches being answered, so a credit update pumps them without walking every stream. */
-  readonly #fetches = new Map<StreamId, FetchServe>();
+  readonly #fetches = new Map<StreamId, FetchRole>();
   /** Bytes each stream's decoder holds undecoded, as last reported to the budget. */
   readonly #buffered = new Map<StreamId, number>();
 
   constructor(
     private readonly ctx: SessionContext,
+    /** Every live stream's role. */
+    private readonly roles: StreamTable,
     private readonly announces: Announces,
     private readonly serving: Serving,
     private readonly upstreams: Upstreams,
@@ -87,28 +91,27 @@ export class StreamDispatch {
 
   /** A stream the peer opened once the version is known: bidi is control, uni a group (or lite-05 SETUP). */
   opened(id: StreamId, bidi: boolean, version: LiteVersion): void {
-    if (bidi) this.ctx.handlers.set(id, { kind: "accepted", reader: new LiteStreamReader({ role: "accepted-bidi", version }) });
-    else if (hasTrackStream(version)) this.ctx.handlers.set(id, { kind: "uni-pending" });
-    else this.ctx.handlers.set(id, { kind: "group-in", group: new InboundGroup(version, this.ctx.limits.maxGroupBytes, this.ctx.memory) });
+    if (bidi) this.roles.set(id, { kind: "accepted", reader: new LiteStreamReader({ role: "accepted-bidi", version }) });
+    else if (hasTrackStream(version)) this.roles.set(id, { kind: "uni-pending" });
+    else this.roles.set(id, { kind: "group-in", group: new InboundGroup(version, this.ctx.limits.maxGroupBytes, this.ctx.memory) });
   }
 
   /** The lite-05 SETUP exchange completed: handle the requests that waited for it. */
   resume(): void {
     this.#waiting = 0;
-    for (const [id, handler] of [...this.ctx.handlers]) if (isControl(handler)) this.#control(id);
+    for (const [id, handler] of [...this.roles]) if (isControl(handler)) this.#control(id);
   }
 
   /** The framing has room again: continue the fetches it blocked. */
   writable(): void {
     // Only the fetches waiting to write, not every stream: this runs on every credit update.
-    for (const [id, fetch] of [...this.#fetches]) {
-      const handler = this.ctx.handlers.get(id);
-      if (handler?.kind !== "fetch-serve" || handler.fetch !== fetch || fetch.done) {
+    for (const [id, role] of [...this.#fetches]) {
+      if (this.roles.get(id) !== role || role.fetch.done) {
         this.#fetches.delete(id);
         continue;
       }
-      if (fetch.pump() === "done") {
-        fetchDone(this.ctx, id, fetch);
+      if (role.fetch.pump() === "done") {
+        fetchDone(this.roles, id, role);
         this.#fetches.delete(id);
       }
     }
@@ -134,17 +137,46 @@ export class StreamDispatch {
     for (const id of [...this.#buffered.keys()]) this.#account(id);
   }
 
-  /** The session ended: nothing it was decoding is held any more. */
+  /** Stream `id` has room again: one of our group streams is pumped at the next flush. */
+  streamWritable(id: StreamId): void {
+    const role = this.roles.get(id);
+    if (role?.kind === "group-out") this.serving.writable(role.group);
+  }
+
+  /** Our GOAWAY went out on stream `id`. */
+  sentGoaway(id: StreamId): void {
+    this.roles.set(id, { kind: "goaway-out" });
+  }
+
+  /** Bidi stream `id` the peer opened carries its pre-lite-05 SETUP (version negotiation). */
+  setupStream(id: StreamId): void {
+    this.roles.set(id, { kind: "setup", reader: new LiteStreamReader({ role: "setup-server" }) });
+  }
+
+  /** The session ended: what waits on a stream lets go (an announce watch, a fetch, a track's info). */
+  teardown(): void {
+    for (const handler of this.roles.values()) {
+      if (handler.kind === "announce-serve") handler.close();
+      // A fetch waiting on an open group lets go of its track now, not at the track's next change.
+      else if (handler.kind === "fetch-serve") handler.fetch.abandon(undefined);
+      else if (handler.kind === "track-serve") handler.cancel();
+      // Another route may still answer a reader waiting for this track's info.
+      else if (handler.kind === "track-query") handler.query.gone();
+    }
+  }
+
+  /** The session ended: nothing it was decoding is held any more, and no stream has a role. */
   release(): void {
     let total = 0;
     for (const bytes of this.#buffered.values()) total += bytes;
     this.#buffered.clear();
     this.ctx.memory.inbound(-total);
+    this.roles.clear();
   }
 
   /** Tells the budget how much stream `id`'s decoder holds now. */
   #account(id: StreamId): void {
-    const now = undecoded(this.ctx.handlers.get(id));
+    const now = undecoded(this.roles.get(id));
     const was = this.#buffered.get(id) ?? 0;
     if (now === was) return;
     if (now === 0) this.#buffered.delete(id);
@@ -153,7 +185,7 @@ export class StreamDispatch {
   }
 
   #route(id: StreamId, bytes: Uint8Array, fin: boolean): void {
-    const handler = this.ctx.handlers.get(id);
+    const handler = this.roles.get(id);
     if (handler === undefined) return;
     switch (handler.kind) {
       case "setup":
@@ -181,7 +213,7 @@ export class StreamDispatch {
       case "setup-in":
         handler.reader.push(bytes);
         if (fin) handler.reader.end();
-        this.setup.read(id, handler.reader);
+        if (!this.setup.read(handler.reader)) this.roles.delete(id);
         return;
       case "announce-intake":
         handler.reader.push(bytes);
@@ -192,7 +224,7 @@ export class StreamDispatch {
         this.upstreams.receive(id, handler.sub, bytes, fin);
         return;
       case "track-query":
-        handler.query.receive(this.ctx, id, bytes, fin);
+        if (!handler.query.receive(this.ctx, id, bytes, fin)) this.roles.delete(id);
         return;
       case "group-in":
         this.upstreams.receiveGroup(id, handler.group, bytes, fin);
@@ -215,7 +247,7 @@ export class StreamDispatch {
 
   #reset(id: StreamId, code: number, stopSending: boolean): void {
     const ctx = this.ctx;
-    const handler = ctx.handlers.get(id);
+    const handler = this.roles.get(id);
     if (handler === undefined) return;
     switch (handler.kind) {
       case "group-out":
@@ -224,23 +256,23 @@ export class StreamDispatch {
         return;
       case "group-in":
         if (stopSending) return;
-        ctx.handlers.delete(id);
+        this.roles.delete(id);
         handler.group.reset();
         return;
       case "upstream":
         this.upstreams.reset(id, handler.sub, code, stopSending);
         return;
       case "subscribe-serve":
-        ctx.handlers.delete(id);
+        this.roles.delete(id);
         if (handler.sub !== undefined) this.serving.end(handler.sub, code);
         return;
       case "announce-serve":
-        ctx.handlers.delete(id);
+        this.roles.delete(id);
         handler.close();
         refuse(ctx.io, id, true, code);
         return;
       case "announce-intake":
-        ctx.handlers.delete(id);
+        this.roles.delete(id);
         this.announces.withdrawAll();
         refuse(ctx.io, id, true, code);
         return;
@@ -252,30 +284,31 @@ export class StreamDispatch {
         ctx.close(code, "setup stream reset");
         return;
       case "uni-pending":
-        ctx.handlers.delete(id);
+        this.roles.delete(id);
         return;
       case "fetch-serve":
-        ctx.handlers.delete(id);
+        this.roles.delete(id);
         handler.fetch.abandon(code);
         if (!stopSending) ctx.io.stopSending(id, code);
         return;
       case "track-query":
+        this.roles.delete(id);
         handler.query.reset(ctx, id, code, stopSending);
         return;
       case "track-serve":
-        ctx.handlers.delete(id);
+        this.roles.delete(id);
         handler.cancel();
         refuse(ctx.io, id, true, code);
         return;
       case "answered":
         // A PROBE or TRACK stream is never reset by us: close our side cleanly.
-        ctx.handlers.delete(id);
+        this.roles.delete(id);
         ctx.io.send(id, new Uint8Array(0), true);
         return;
       case "accepted":
       case "ignore":
       case "goaway-out":
-        ctx.handlers.delete(id);
+        this.roles.delete(id);
         refuse(ctx.io, id, true, code);
         return;
       default: {
@@ -287,7 +320,7 @@ export class StreamDispatch {
 
   #control(id: StreamId): void {
     for (;;) {
-      const handler = this.ctx.handlers.get(id);
+      const handler = this.roles.get(id);
       if (handler === undefined || !isControl(handler) || this.#held) return;
       const step = handler.reader.next();
       switch (step.kind) {
@@ -314,22 +347,21 @@ export class StreamDispatch {
     if (msg.type === "stream_header") {
       if (handler.kind !== "accepted") return;
       if (msg.kind === "probe") {
-        this.ctx.handlers.set(id, { kind: "answered", reader: handler.reader });
+        this.roles.set(id, { kind: "answered", reader: handler.reader });
         answerProbe(this.ctx, id);
       } else if (msg.kind !== "announce" && msg.kind !== "subscribe" && msg.kind !== "track" && msg.kind !== "fetch") {
         // GOAWAY is read and surfaced; nothing is answered on it.
-        this.ctx.handlers.set(id, { kind: "ignore", reader: handler.reader });
+        this.roles.set(id, { kind: "ignore", reader: handler.reader });
       }
     } else if (msg.type === "probe") {
       if (handler.kind === "answered") answerProbe(this.ctx, id);
     } else if (msg.type === "track") {
-      if (handler.kind === "accepted") serveTrack(this.ctx, id, handler.reader, msg);
+      if (handler.kind === "accepted") serveTrack(this.ctx, this.roles, id, handler.reader, msg);
     } else if (msg.type === "fetch") {
       if (handler.kind === "accepted") {
         const fetcher = this.fetcher;
-        serveFetch(this.ctx, fetcher, (path, track, listener) => fetcher.cachedTrack(path, track)?.watch(listener), id, handler.reader, msg);
-        const served = this.ctx.handlers.get(id);
-        if (served?.kind === "fetch-serve" && !served.fetch.done) this.#fetches.set(id, served.fetch);
+        const served = serveFetch(this.ctx, this.roles, fetcher, (path, track, listener) => fetcher.cachedTrack(path, track)?.watch(listener), id, handler.reader, msg);
+        if (served !== undefined && !served.fetch.done) this.#fetches.set(id, served);
       }
     } else if (msg.type === "announce_request") {
       if (handler.kind === "accepted") this.announces.serve(id, handler.reader, msg);
@@ -348,10 +380,10 @@ export class StreamDispatch {
     if (handler.kind === "fetch-serve") {
       // The peer has asked all it will; the frames still go out, to FIN or reset.
       handler.fetch.peerDone = true;
-      if (handler.fetch.done) ctx.handlers.delete(id);
+      if (handler.fetch.done) this.roles.delete(id);
       return;
     }
-    ctx.handlers.delete(id);
+    this.roles.delete(id);
     // The peer gave up waiting for the track's info.
     if (handler.kind === "track-serve") handler.cancel();
     if (handler.kind === "subscribe-serve" && handler.sub !== undefined) {
@@ -365,7 +397,7 @@ export class StreamDispatch {
 
   #controlFailed(id: StreamId, handler: ControlHandler, code: number): void {
     const ctx = this.ctx;
-    ctx.handlers.delete(id);
+    this.roles.delete(id);
     if (handler.kind === "track-serve") handler.cancel();
     if (handler.kind === "answered") {
       // Never reset a PROBE stream (@moq/lite closes its session on that): stop reading, FIN ours.
@@ -388,22 +420,22 @@ export class StreamDispatch {
     if (version === undefined) return;
     const first = bytes[0];
     if (first === undefined) {
-      if (fin) ctx.handlers.delete(id);
+      if (fin) this.roles.delete(id);
       return;
     }
     if (first === UniStreamType.Setup) {
       if (!this.setup.claim(id)) return;
-      ctx.handlers.set(id, { kind: "setup-in", reader: new LiteStreamReader({ role: "accepted-uni", version }) });
+      this.roles.set(id, { kind: "setup-in", reader: new LiteStreamReader({ role: "accepted-uni", version }) });
     } else {
       // Anything else is read as a group; the group reader rejects a bad type with its code.
-      ctx.handlers.set(id, { kind: "group-in", group: new InboundGroup(version, ctx.limits.maxGroupBytes, ctx.memory) });
+      this.roles.set(id, { kind: "group-in", group: new InboundGroup(version, ctx.limits.maxGroupBytes, ctx.memory) });
     }
     this.#route(id, bytes, fin);
   }
 }
 
 /** Bytes a stream's decoder holds that do not make a whole message or frame yet. */
-function undecoded(handler: Handler | undefined): number {
+function undecoded(handler: StreamRole | undefined): number {
   if (handler === undefined) return 0;
   if (isControl(handler)) return handler.reader.buffered;
   switch (handler.kind) {

@@ -2,8 +2,9 @@ import type { GroupReader } from "@handoff/moq-resume";
 import { type Fetch, FrameEncoder, joinPath, type LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
 import { allowed } from "../auth/permissions.js";
 import type { StreamId } from "@handoff/qmux";
-import { turnDown, type SessionContext } from "./context.js";
+import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
+import { type AnsweredRole, type IgnoreRole, type RoleTable, turnDown } from "./role-table.js";
 import type { StreamIo } from "./stream-io.js";
 
 /** Where FETCH finds its group: the origin's held copies. */
@@ -11,6 +12,16 @@ export interface GroupFetcher {
   /** A reader of group `sequence` of `track` of `path` from what the relay holds, if it holds it. */
   fetchGroup(path: string, track: string, sequence: number): GroupReader | undefined;
 }
+
+/** The role of a FETCH stream being answered with the group's frames. */
+export interface FetchRole {
+  readonly kind: "fetch-serve";
+  readonly reader: LiteStreamReader;
+  readonly fetch: FetchServe;
+}
+
+/** The roles a FETCH stream takes: being served, answered (reading on to the peer's FIN), refused. */
+export type FetchRoles = RoleTable<FetchRole | AnsweredRole | IgnoreRole>;
 
 /** What one {@link FetchServe.pump} achieved. */
 export type FetchProgress = "blocked" | "waiting" | "done";
@@ -127,32 +138,34 @@ export class FetchServe {
  */
 export function serveFetch(
   ctx: SessionContext,
+  roles: FetchRoles,
   fetcher: GroupFetcher,
   watch: (path: string, track: string, listener: () => void) => (() => void) | undefined,
   id: StreamId,
   reader: LiteStreamReader,
   msg: Fetch,
-): void {
+): FetchRole | undefined {
   const version = ctx.version;
   if (version === undefined) return;
   const path = joinPath(ctx.root, msg.broadcast);
   if (!allowed(ctx.permissions.subscribe, path)) {
-    turnDown(ctx, id, reader, RelayCode.Unauthorized);
-    return;
+    turnDown(ctx.io, roles, id, reader, RelayCode.Unauthorized);
+    return undefined;
   }
   let live = 0;
-  for (const h of ctx.handlers.values()) if (h.kind === "fetch-serve") live += 1;
+  for (const role of roles.values()) if (role.kind === "fetch-serve") live += 1;
   if (live >= ctx.limits.maxSubscriptions) {
-    turnDown(ctx, id, reader, RelayCode.TooMany);
-    return;
+    turnDown(ctx.io, roles, id, reader, RelayCode.TooMany);
+    return undefined;
   }
   const group = fetcher.fetchGroup(path, msg.track, msg.group);
   if (group === undefined) {
-    turnDown(ctx, id, reader, RelayCode.NotFound);
-    return;
+    turnDown(ctx.io, roles, id, reader, RelayCode.NotFound);
+    return undefined;
   }
   const fetch = new FetchServe(ctx.io, id, version, group, msg.startFrame ?? 0, msg.endFrame);
-  ctx.handlers.set(id, { kind: "fetch-serve", reader, fetch });
+  const role: FetchRole = { kind: "fetch-serve", reader, fetch };
+  roles.set(id, role);
   // The track wakes the fetch from the publisher's event: contained to this session.
   fetch.onDone(watch(path, msg.track, () => {
     if (ctx.closed) {
@@ -160,22 +173,22 @@ export function serveFetch(
       return;
     }
     ctx.contain("fetch", () => {
-      if (fetch.pump() === "done") fetchDone(ctx, id, fetch);
+      if (fetch.pump() === "done") fetchDone(roles, id, role);
       ctx.drain();
     });
   }) ?? noop);
-  if (fetch.pump() === "done") fetchDone(ctx, id, fetch);
+  if (fetch.pump() === "done") fetchDone(roles, id, role);
+  return role;
 }
 
 /**
  * A fetch wrote its last byte: forget its stream once the peer's side is over too, or read on
  * to the peer's FIN.
  */
-export function fetchDone(ctx: SessionContext, id: StreamId, fetch: FetchServe): void {
-  const handler = ctx.handlers.get(id);
-  if (handler?.kind !== "fetch-serve" || handler.fetch !== fetch) return;
-  if (fetch.peerDone) ctx.handlers.delete(id);
-  else ctx.handlers.set(id, { kind: "answered", reader: handler.reader });
+export function fetchDone(roles: FetchRoles, id: StreamId, role: FetchRole): void {
+  if (roles.get(id) !== role) return;
+  if (role.fetch.peerDone) roles.delete(id);
+  else roles.set(id, { kind: "answered", reader: role.reader });
 }
 
 function noop(): void {

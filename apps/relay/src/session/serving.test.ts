@@ -276,7 +276,7 @@ describe("Serving: scheduling", () => {
     expect(h.serving.pendingBytes).toBeGreaterThan(100);
     h.io.credit = Number.POSITIVE_INFINITY;
     const [stream] = h.io.opened(false);
-    h.serving.writable(stream ?? -1);
+    h.serving.writable(outbound(h, stream ?? -1));
     h.serving.flush();
     expect(h.serving.pendingBytes).toBe(0);
   });
@@ -321,7 +321,7 @@ describe("Serving: what a flush visits", () => {
     const [first] = h.io.opened(false);
     h.io.credit = Number.POSITIVE_INFINITY;
     const before = h.serving.pumps;
-    h.serving.writable(first ?? -1);
+    h.serving.writable(outbound(h, first ?? -1));
     h.serving.flush();
     expect(h.serving.pumps - before).toBe(1);
   });

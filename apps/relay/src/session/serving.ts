@@ -2,13 +2,18 @@ import type { GroupReader } from "@handoff/moq-resume";
 import { encodeDatagram, hasTrackStream, joinPath, type LiteStreamReader, type Subscribe } from "@handoff/moq-resume/lite";
 import { allowed } from "../auth/permissions.js";
 import type { StreamId } from "@handoff/qmux";
-import { refuse, turnDown, type SessionContext } from "./context.js";
-import type { Handler } from "./handler.js";
+import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
 import { OutboundGroup, type PumpResult } from "./outbound-group.js";
+import { type IgnoreRole, refuse, type RoleTable, turnDown } from "./role-table.js";
 import { Lane, ReadyLanes, victim } from "./scheduler.js";
 import { ServedSubscription } from "./served-subscription.js";
 import { SubscribeResponder } from "./subscribe-response.js";
+
+/** The roles of served streams: the peer's SUBSCRIBE streams and our group streams for them. */
+export type ServingRole =
+  | { readonly kind: "subscribe-serve"; readonly reader: LiteStreamReader; sub: ServedSubscription | undefined }
+  | { readonly kind: "group-out"; readonly group: OutboundGroup };
 
 /**
  * The subscribe-serving side of a session: the peer's SUBSCRIBEs served from the origin's shared
@@ -19,6 +24,7 @@ import { SubscribeResponder } from "./subscribe-response.js";
  */
 export class Serving {
   readonly #ctx: SessionContext;
+  readonly #roles: RoleTable<ServingRole | IgnoreRole>;
   readonly #served = new Set<ServedSubscription>();
   readonly #lanes = new Map<ServedSubscription, Lane<OutboundGroup>>();
   readonly #ready = new ReadyLanes<Lane<OutboundGroup>>();
@@ -33,8 +39,9 @@ export class Serving {
   #flushing = false;
   #pumps = 0;
 
-  constructor(ctx: SessionContext) {
+  constructor(ctx: SessionContext, roles: RoleTable<ServingRole | IgnoreRole>) {
     this.#ctx = ctx;
+    this.#roles = roles;
   }
 
   /** Subscriptions being served. */
@@ -67,20 +74,20 @@ export class Serving {
     if (writer === undefined || version === undefined) return;
     const path = joinPath(ctx.root, msg.broadcast);
     if (!allowed(ctx.permissions.subscribe, path)) {
-      turnDown(ctx, id, reader, RelayCode.Unauthorized);
+      turnDown(ctx.io, this.#roles, id, reader, RelayCode.Unauthorized);
       return;
     }
     if (this.#served.size >= ctx.limits.maxSubscriptions) {
-      turnDown(ctx, id, reader, RelayCode.TooMany);
+      turnDown(ctx.io, this.#roles, id, reader, RelayCode.TooMany);
       return;
     }
     const routed = ctx.origin.subscribe(path, msg.track, msg.priority, ctx.self, msg.startGroup);
     if (!routed.ok) {
-      turnDown(ctx, id, reader, RelayCode.NotFound);
+      turnDown(ctx.io, this.#roles, id, reader, RelayCode.NotFound);
       return;
     }
-    const entry: Handler = { kind: "subscribe-serve", reader, sub: undefined };
-    ctx.handlers.set(id, entry);
+    const entry: ServingRole = { kind: "subscribe-serve", reader, sub: undefined };
+    this.#roles.set(id, entry);
     const responder = new SubscribeResponder(ctx.io, writer, version, id, msg);
     responder.accepted();
     const sub = new ServedSubscription(id, msg, routed.track, routed.release, ctx.self);
@@ -148,10 +155,9 @@ export class Serving {
     lane.idle.clear();
   }
 
-  /** Stream `id` has room again: if it is one of ours, it is pumped at the next flush. */
-  writable(id: StreamId): void {
-    const handler = this.#ctx.handlers.get(id);
-    if (handler?.kind === "group-out") this.#dirty.add(handler.group);
+  /** The stream of group `out` has room again: it is pumped at the next flush. */
+  writable(out: OutboundGroup): void {
+    this.#dirty.add(out);
   }
 
   /** The peer raised its stream limit: waiting groups may open at the next flush. */
@@ -174,7 +180,7 @@ export class Serving {
     this.#forget(sub);
     ctx.stats.subscription(-1);
     sub.close();
-    ctx.handlers.delete(sub.streamId);
+    this.#roles.delete(sub.streamId);
     this.#responders.get(sub)?.finished();
     this.#responders.delete(sub);
     ctx.io.send(sub.streamId, new Uint8Array(0), true);
@@ -187,7 +193,7 @@ export class Serving {
     const ctx = this.#ctx;
     ctx.stats.subscription(-1);
     sub.close();
-    ctx.handlers.delete(sub.streamId);
+    this.#roles.delete(sub.streamId);
     const lane = this.#lanes.get(sub);
     // Newest first: each removal is then at the end of the lane's sorted arrays, not a shift.
     for (const out of [...(lane?.items ?? [])].reverse()) {
@@ -238,7 +244,7 @@ export class Serving {
           break;
         }
         lane.opened(out);
-        if (out.streamId !== undefined) ctx.handlers.set(out.streamId, { kind: "group-out", group: out });
+        if (out.streamId !== undefined) this.#roles.set(out.streamId, { kind: "group-out", group: out });
         if (lane.waiting === 0) this.#ready.delete(lane);
         else this.#ready.rotate(lane);
         this.#after(out, result);
@@ -305,7 +311,7 @@ export class Serving {
 
   #retire(out: OutboundGroup): void {
     this.#dirty.delete(out);
-    if (out.streamId !== undefined) this.#ctx.handlers.delete(out.streamId);
+    if (out.streamId !== undefined) this.#roles.delete(out.streamId);
     const owner = this.#owner.get(out);
     this.#owner.delete(out);
     if (owner !== undefined) {

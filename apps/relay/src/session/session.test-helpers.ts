@@ -11,7 +11,6 @@ import { fakeSource, type FakeSource } from "../origin/test-source.js";
 import type { StreamId } from "@handoff/qmux";
 import { Announces } from "./announces.js";
 import type { SessionContext } from "./context.js";
-import type { Handler } from "./handler.js";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./limits.js";
 import { NO_MEMORY } from "./memory.js";
 import type { ServedSubscription, ServeHost } from "./served-subscription.js";
@@ -19,6 +18,7 @@ import { Serving } from "./serving.js";
 import type { SessionStats } from "./stats.js";
 import type { StreamIo } from "./stream-io.js";
 import { askTrackInfo } from "./track-query.js";
+import type { StreamTable } from "./stream-role.js";
 import { Upstreams } from "./upstreams.js";
 
 /** What the fake framing saw on one stream. */
@@ -208,7 +208,8 @@ export interface HarnessOptions {
  */
 export class Harness {
   readonly io = new FakeIo();
-  readonly handlers = new Map<StreamId, Handler>();
+  /** The stream table, as the session's dispatcher holds it. */
+  readonly handlers: StreamTable = new Map();
   readonly stats = new CountingStats();
   readonly origin = new Origin(4242);
   readonly limits: SessionLimits;
@@ -239,7 +240,7 @@ export class Harness {
       id: options.id ?? 1,
       subscribeUpstream: (path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined =>
         this.upstreams.subscribe(path, track, priority, place),
-      askTrackInfo: (path, track, answer) => askTrackInfo(this.ctx, path, track, answer),
+      askTrackInfo: (path, track, answer) => askTrackInfo(this.ctx, this.handlers, path, track, answer),
       startGroup: (sub, group) => {
         this.serving.startGroup(sub, group);
       },
@@ -262,7 +263,6 @@ export class Harness {
     };
     this.ctx = {
       io: this.io,
-      handlers: this.handlers,
       origin: this.origin,
       root,
       permissions,
@@ -291,9 +291,9 @@ export class Harness {
         fn();
       },
     };
-    this.serving = new Serving(this.ctx);
-    this.upstreams = new Upstreams(this.ctx);
-    this.announces = new Announces(this.ctx);
+    this.serving = new Serving(this.ctx, this.handlers);
+    this.upstreams = new Upstreams(this.ctx, this.handlers);
+    this.announces = new Announces(this.ctx, this.handlers);
   }
 
   /** A fake publisher announcing `path` to the origin (the peer's SUBSCRIBEs are routed to it). */

@@ -1,22 +1,23 @@
 import type { GroupReader } from "@handoff/moq-resume";
-import { hasGoaway, hasTrackStream, LiteStreamReader, LiteStreamWriter, type LiteVersion, normalizePath } from "@handoff/moq-resume/lite";
+import { hasGoaway, hasTrackStream, type LiteStreamReader, LiteStreamWriter, type LiteVersion, normalizePath } from "@handoff/moq-resume/lite";
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import type { PlaceCopy, RouteSource, UpstreamTrack } from "../origin/route.js";
 import type { TrackInfoAnswer } from "../origin/track-infos.js";
 import type { FramingEvent, FramingSession, QmuxVersion, StreamId } from "@handoff/qmux";
 import { Announces } from "./announces.js";
-import { refuse, type SessionContext } from "./context.js";
+import type { SessionContext } from "./context.js";
 import { ControlBacklog } from "./control-backlog.js";
 import type { ByteBudget } from "../origin/byte-budget.js";
 import { NO_MEMORY, type SessionMemory } from "./memory.js";
 import { StreamDispatch } from "./dispatch.js";
-import type { Handler } from "./handler.js";
 import { DEFAULT_SESSION_LIMITS, RelayCode, type SessionLimits } from "./limits.js";
+import { refuse } from "./role-table.js";
 import type { ServedSubscription, ServeHost } from "./served-subscription.js";
 import { Serving } from "./serving.js";
 import { SetupExchange } from "./setup-stream.js";
 import { NO_STATS, type SessionStats } from "./stats.js";
+import type { StreamTable } from "./stream-role.js";
 import type { StreamIo } from "./stream-io.js";
 import { askTrackInfo } from "./track-query.js";
 import { Upstreams } from "./upstreams.js";
@@ -79,7 +80,8 @@ export class LiteSession implements RouteSource, ServeHost {
   readonly #origin: Origin;
   readonly #sink: SessionSink;
   #mode: VersionMode;
-  readonly #handlers = new Map<StreamId, Handler>();
+  /** Every live stream's role: the dispatcher routes by it, each module files its own. */
+  readonly #roles: StreamTable = new Map();
   readonly #io: StreamIo;
   readonly #backlog: ControlBacklog;
   readonly #budget: ByteBudget | undefined;
@@ -184,7 +186,6 @@ export class LiteSession implements RouteSource, ServeHost {
     const root = (): string => this.#root;
     const ctx: SessionContext = {
       io: this.#io,
-      handlers: this.#handlers,
       origin: this.#origin,
       get root() {
         return root();
@@ -215,16 +216,16 @@ export class LiteSession implements RouteSource, ServeHost {
       },
     };
     this.#ctx = ctx;
-    this.#announces = new Announces(ctx);
-    this.#serving = new Serving(ctx);
-    this.#upstreams = new Upstreams(ctx);
+    this.#announces = new Announces(ctx, this.#roles);
+    this.#serving = new Serving(ctx, this.#roles);
+    this.#upstreams = new Upstreams(ctx, this.#roles);
     this.#setup = new SetupExchange(ctx, this.#root, (narrowed, role) => {
       this.#root = narrowed;
       // A subscriber-only peer publishes nothing: no need to ask it.
       if (role !== "subscriber") this.#announces.request();
       this.#dispatch.resume();
     });
-    this.#dispatch = new StreamDispatch(ctx, this.#announces, this.#serving, this.#upstreams, {
+    this.#dispatch = new StreamDispatch(ctx, this.#roles, this.#announces, this.#serving, this.#upstreams, {
       setupData: (id, reader, bytes, fin) => {
         this.#onSetupData(id, reader, bytes, fin);
       },
@@ -326,7 +327,7 @@ export class LiteSession implements RouteSource, ServeHost {
     if (this.#closed || version === undefined || writer === undefined || !hasGoaway(version)) return false;
     const id = this.#io.open(true);
     if (id === undefined) return false;
-    this.#handlers.set(id, { kind: "goaway-out" });
+    this.#dispatch.sentGoaway(id);
     this.#io.send(id, writer.encodeAll([{ type: "stream_header", kind: "goaway" }, { type: "goaway", uri }]), false);
     this.#drain();
     return true;
@@ -349,7 +350,7 @@ export class LiteSession implements RouteSource, ServeHost {
     // Asked from a subscriber's event, like subscribeUpstream.
     let asked = false;
     this.contain("track-info-upstream", () => {
-      asked = askTrackInfo(this.#ctx, path, track, answer);
+      asked = askTrackInfo(this.#ctx, this.#roles, path, track, answer);
     });
     return asked;
   }
@@ -454,7 +455,7 @@ export class LiteSession implements RouteSource, ServeHost {
         return;
       case "writable":
         this.#backlog.writable(event.streamId);
-        this.#serving.writable(event.streamId);
+        this.#dispatch.streamWritable(event.streamId);
         this.#serving.flush();
         this.#dispatch.writable();
         return;
@@ -501,7 +502,7 @@ export class LiteSession implements RouteSource, ServeHost {
     }
     if (this.#mode.kind === "setup" && bidi && this.#setupStream === undefined) {
       this.#setupStream = id;
-      this.#handlers.set(id, { kind: "setup", reader: new LiteStreamReader({ role: "setup-server" }) });
+      this.#dispatch.setupStream(id);
       return;
     }
     // Nothing but the SETUP may come before the version is known.
@@ -552,19 +553,11 @@ export class LiteSession implements RouteSource, ServeHost {
     if (this.#closed) return;
     this.#closed = true;
     this.#serving.teardown();
-    for (const handler of this.#handlers.values()) {
-      if (handler.kind === "announce-serve") handler.close();
-      // A fetch waiting on an open group lets go of its track now, not at the track's next change.
-      else if (handler.kind === "fetch-serve") handler.fetch.abandon(undefined);
-      else if (handler.kind === "track-serve") handler.cancel();
-      // Another route may still answer a reader waiting for this track's info.
-      else if (handler.kind === "track-query") handler.query.gone();
-    }
+    this.#dispatch.teardown();
     this.#upstreams.teardown();
     this.#backlog.clear();
     this.#dispatch.release();
     this.#budget?.release(this);
-    this.#handlers.clear();
     this.#announces.forget();
     this.#origin.removeSource(this);
     this.#sink.closed(code, reason);

@@ -26,6 +26,12 @@ export function judgeSetup(setup: Setup, root: string, permissions: Permissions)
   return { ok: true, root: narrowed, role: setup.role };
 }
 
+/** The role of the peer's lite-05 SETUP stream. */
+export interface SetupInRole {
+  readonly kind: "setup-in";
+  readonly reader: LiteStreamReader;
+}
+
 /**
  * The lite-05 SETUP exchange: one uni stream (type 1) each way carrying one SETUP, then FIN.
  * The relay sends its own once the transport is up and reads the peer's; the session acts on
@@ -78,22 +84,23 @@ export class SetupExchange {
     return true;
   }
 
-  /** Reads the peer's SETUP stream; a malformed or empty one closes the session. */
-  read(id: StreamId, reader: LiteStreamReader): void {
+  /**
+   * Reads the peer's SETUP stream; a malformed or empty one closes the session. Returns false
+   * once the stream is over (the dispatcher then forgets it).
+   */
+  read(reader: LiteStreamReader): boolean {
     const ctx = this.#ctx;
     while (!ctx.closed) {
       const step = reader.next();
       switch (step.kind) {
         case "need_more":
-          return;
+          return true;
         case "error":
-          ctx.handlers.delete(id);
           ctx.close(step.error.code, step.error.message);
-          return;
+          return false;
         case "end":
-          ctx.handlers.delete(id);
           if (!this.#complete) ctx.close(LiteErrorCode.ProtocolViolation, "setup stream ended without SETUP");
-          return;
+          return false;
         case "message":
           if (step.message.type === "setup" && !this.#complete) this.#accept(step.message);
           continue;
@@ -103,6 +110,7 @@ export class SetupExchange {
         }
       }
     }
+    return true;
   }
 
   #accept(setup: Setup): void {

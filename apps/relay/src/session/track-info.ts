@@ -2,9 +2,17 @@ import type { TrackInfo as ModelTrackInfo } from "@handoff/moq-resume";
 import { joinPath, type LiteStreamReader, type Track, type TrackInfo } from "@handoff/moq-resume/lite";
 import { allowed } from "../auth/permissions.js";
 import type { StreamId } from "@handoff/qmux";
-import { turnDown, type SessionContext } from "./context.js";
+import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
+import { type AnsweredRole, type IgnoreRole, type RoleTable, turnDown } from "./role-table.js";
 import { UNADVERTISED_TRACK_INFO } from "./track-query.js";
+
+/** The role of a TRACK stream waiting for the publisher's info (asked upstream); `cancel` stops waiting. */
+export interface TrackServeRole {
+  readonly kind: "track-serve";
+  readonly reader: LiteStreamReader;
+  cancel: () => void;
+}
 
 /** The TRACK_INFO for a track's model info. */
 export function trackInfoMessage(info: ModelTrackInfo): TrackInfo {
@@ -24,7 +32,7 @@ export function trackInfoMessage(info: ModelTrackInfo): TrackInfo {
  * refused; one the origin cannot route is reset with NotFound, and a failed upstream query with
  * the upstream's code. The stream waits for the answer; the peer may give up meanwhile.
  */
-export function serveTrack(ctx: SessionContext, id: StreamId, reader: LiteStreamReader, msg: Track): void {
+export function serveTrack(ctx: SessionContext, roles: RoleTable<TrackServeRole | AnsweredRole | IgnoreRole>, id: StreamId, reader: LiteStreamReader, msg: Track): void {
   const writer = ctx.writer;
   if (writer === undefined) return;
   const path = joinPath(ctx.root, msg.broadcast);
@@ -34,23 +42,23 @@ export function serveTrack(ctx: SessionContext, id: StreamId, reader: LiteStream
       ? RelayCode.NotFound
       : undefined;
   if (code !== undefined) {
-    turnDown(ctx, id, reader, code);
+    turnDown(ctx.io, roles, id, reader, code);
     return;
   }
-  const handler = { kind: "track-serve" as const, reader, cancel: noop };
-  ctx.handlers.set(id, handler);
+  const handler: TrackServeRole = { kind: "track-serve", reader, cancel: noop };
+  roles.set(id, handler);
   const cancel = ctx.origin.trackInfo(path, msg.track, ctx.self, (result) => {
     // Usually answered from the upstream session's event: contained to this session.
     ctx.contain("track-info", () => {
-      if (ctx.closed || ctx.handlers.get(id) !== handler) return;
+      if (ctx.closed || roles.get(id) !== handler) return;
       if (result.ok) {
-        ctx.handlers.set(id, { kind: "answered", reader });
+        roles.set(id, { kind: "answered", reader });
         ctx.io.send(id, writer.encode(trackInfoMessage(result.info)), true);
-      } else turnDown(ctx, id, reader, result.code ?? RelayCode.NotFound);
+      } else turnDown(ctx.io, roles, id, reader, result.code ?? RelayCode.NotFound);
       ctx.drain();
     });
   });
-  if (ctx.handlers.get(id) === handler) handler.cancel = cancel;
+  if (roles.get(id) === handler) handler.cancel = cancel;
 }
 
 function noop(): void {

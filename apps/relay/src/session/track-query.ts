@@ -2,7 +2,8 @@ import type { TrackInfo } from "@handoff/moq-resume";
 import { hasTrackStream, LiteStreamReader, stripPathPrefix, type LiteVersion } from "@handoff/moq-resume/lite";
 import type { TrackInfoAnswer, TrackInfoResult } from "../origin/track-infos.js";
 import type { StreamId } from "@handoff/qmux";
-import { refuse, type SessionContext } from "./context.js";
+import type { SessionContext } from "./context.js";
+import { refuse, type RoleTable } from "./role-table.js";
 
 /**
  * The info of a track whose publisher advertises none (lite-01..04 have no TRACK stream): the
@@ -10,6 +11,12 @@ import { refuse, type SessionContext } from "./context.js";
  * "evict every group as soon as it closes", and milliseconds.
  */
 export const UNADVERTISED_TRACK_INFO: TrackInfo = { priority: 0, ordered: false, maxLatencyMs: 5000, timescale: 1000 };
+
+/** The role of a TRACK stream we opened on the peer, waiting for its TRACK_INFO. */
+export interface TrackQueryRole {
+  readonly kind: "track-query";
+  readonly query: TrackQuery;
+}
 
 /**
  * A TRACK stream the relay opened on its peer (lite-05+) to learn a track's info: the peer
@@ -31,15 +38,15 @@ export class TrackQuery {
     return this.#reader.buffered;
   }
 
-  /** Bytes (and FIN) on the TRACK stream `id`. */
-  receive(ctx: SessionContext, id: StreamId, bytes: Uint8Array, fin: boolean): void {
+  /** Bytes (and FIN) on the TRACK stream `id`; false once the stream is over (the dispatcher then forgets it). */
+  receive(ctx: SessionContext, id: StreamId, bytes: Uint8Array, fin: boolean): boolean {
     this.#reader.push(bytes);
     if (fin) this.#reader.end();
     for (;;) {
       const step = this.#reader.next();
       switch (step.kind) {
         case "need_more":
-          return;
+          return true;
         case "message":
           if (step.message.type === "track_info") {
             const msg = step.message;
@@ -49,15 +56,13 @@ export class TrackQuery {
           }
           continue;
         case "end":
-          ctx.handlers.delete(id);
           // A FIN without TRACK_INFO answers nothing: the track is not there.
           this.#settle({ ok: false, code: undefined });
-          return;
+          return false;
         case "error":
-          ctx.handlers.delete(id);
           refuse(ctx.io, id, true, step.error.code);
           this.#settle({ ok: false, code: step.error.code });
-          return;
+          return false;
         default: {
           const never: never = step;
           throw new Error(`unexpected read step ${JSON.stringify(never)}`);
@@ -66,9 +71,8 @@ export class TrackQuery {
     }
   }
 
-  /** The peer reset the stream (it does not know the track, or failed). */
+  /** The peer reset the stream (it does not know the track, or failed); the dispatcher forgets it. */
   reset(ctx: SessionContext, id: StreamId, code: number, stopSending: boolean): void {
-    ctx.handlers.delete(id);
     if (!stopSending) ctx.io.reset(id, code);
     this.#settle({ ok: false, code });
   }
@@ -89,7 +93,7 @@ export class TrackQuery {
  * Asks the peer for the info of `track` of `path` (a route source's `askTrackInfo`). A
  * version without the TRACK stream answers at once with {@link UNADVERTISED_TRACK_INFO}.
  */
-export function askTrackInfo(ctx: SessionContext, path: string, track: string, answer: TrackInfoAnswer): boolean {
+export function askTrackInfo(ctx: SessionContext, roles: RoleTable<TrackQueryRole>, path: string, track: string, answer: TrackInfoAnswer): boolean {
   const version = ctx.version;
   const writer = ctx.writer;
   if (ctx.closed || version === undefined || writer === undefined) return false;
@@ -101,7 +105,7 @@ export function askTrackInfo(ctx: SessionContext, path: string, track: string, a
   }
   const id = ctx.io.open(true);
   if (id === undefined) return false;
-  ctx.handlers.set(id, { kind: "track-query", query: new TrackQuery(version, answer) });
+  roles.set(id, { kind: "track-query", query: new TrackQuery(version, answer) });
   ctx.io.send(id, writer.encodeAll([{ type: "stream_header", kind: "track" }, { type: "track", broadcast: suffix, track }]), false);
   ctx.drain();
   return true;

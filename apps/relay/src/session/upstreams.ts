@@ -1,9 +1,13 @@
 import { decodeDatagram, hasExtendedSubscribe, hasFrameBounds, hasTrackStream, stripPathPrefix, type Subscribe } from "@handoff/moq-resume/lite";
 import type { PlaceCopy, UpstreamTrack } from "../origin/route.js";
 import type { StreamId } from "@handoff/qmux";
-import { refuse, type SessionContext } from "./context.js";
+import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
+import { refuse, type RoleTable } from "./role-table.js";
 import { type InboundGroup, UpstreamSubscription } from "./upstream.js";
+
+/** The roles of upstream streams: our SUBSCRIBEs on the peer, and the peer's group streams. */
+export type UpstreamRole = { readonly kind: "upstream"; readonly sub: UpstreamSubscription } | { readonly kind: "group-in"; readonly group: InboundGroup };
 
 /**
  * The subscriptions a session makes on its peer (when the peer publishes what the origin
@@ -11,11 +15,13 @@ import { type InboundGroup, UpstreamSubscription } from "./upstream.js";
  */
 export class Upstreams {
   readonly #ctx: SessionContext;
+  readonly #roles: RoleTable<UpstreamRole>;
   readonly #subs = new Map<number, UpstreamSubscription>();
   #nextId = 0;
 
-  constructor(ctx: SessionContext) {
+  constructor(ctx: SessionContext, roles: RoleTable<UpstreamRole>) {
     this.#ctx = ctx;
+    this.#roles = roles;
   }
 
   /** Live upstream subscriptions on this peer. */
@@ -43,7 +49,7 @@ export class Upstreams {
       if (this.#subs.get(id) === sub) this.#subs.delete(id);
     };
     this.#subs.set(id, sub);
-    ctx.handlers.set(streamId, { kind: "upstream", sub });
+    this.#roles.set(streamId, { kind: "upstream", sub });
     const boundary = place(sub.track);
     sub.continuation = boundary !== undefined && boundary.frame > 0 ? boundary : undefined;
     const startGroup = boundary?.from ?? boundary?.group;
@@ -104,7 +110,7 @@ export class Upstreams {
     if (!result.over) return;
     // A copy still owing groups stays findable by their headers until they are in.
     if (result.owing !== true) this.#subs.delete(sub.id);
-    ctx.handlers.delete(id);
+    this.#roles.delete(id);
     if (result.errorCode !== undefined) refuse(ctx.io, id, true, result.errorCode);
     else if (!sub.cancelled) ctx.io.send(id, new Uint8Array(0), true);
   }
@@ -112,7 +118,7 @@ export class Upstreams {
   /** The peer reset (or stopped) the SUBSCRIBE stream `id` of `sub`. */
   reset(id: StreamId, sub: UpstreamSubscription, code: number, stopSending: boolean): void {
     const ctx = this.#ctx;
-    ctx.handlers.delete(id);
+    this.#roles.delete(id);
     this.#subs.delete(sub.id);
     sub.reset(code);
     if (!stopSending) ctx.io.reset(id, code);
@@ -130,7 +136,7 @@ export class Upstreams {
       },
     );
     if (result === "more") return;
-    ctx.handlers.delete(id);
+    this.#roles.delete(id);
     if (result === "ignore") ctx.io.stopSending(id, RelayCode.Cancel);
     else if (result === "oversized") {
       // STOP_SENDING asks the publisher to reset the stream: the rest of the group is not wanted.
