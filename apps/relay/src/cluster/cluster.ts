@@ -1,4 +1,4 @@
-import type { AttachContext } from "../server/attach.js";
+import type { AttachContext } from "../connection/attach.js";
 import type { LiteSession } from "../session/session.js";
 import { DEFAULT_PEER_TIMING, Peer, type PeerTiming } from "./peer.js";
 import { parsePeerUrl } from "./peer-url.js";

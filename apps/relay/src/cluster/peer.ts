@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { AttachContext } from "../server/attach.js";
+import type { AttachContext } from "../connection/attach.js";
 import { RelayCode } from "../session/limits.js";
 import type { LiteSession } from "../session/session.js";
 import { dialPeer, type Dial } from "./dial.js";

@@ -5,10 +5,10 @@ import type { WebSocket, WebSocketServer } from "ws";
 import { authenticate, type AuthConfig } from "../auth/jwt.js";
 import { versionMode } from "../session/version.js";
 import { createFraming, negotiateSubprotocol } from "@handoff/qmux";
-import { attachSession, type AttachContext } from "./attach.js";
-import { bindWebSocket, webSocketCarrier } from "./carriers.js";
-import { corkPerTick } from "./cork.js";
-import { contain } from "./guard.js";
+import { attachSession, type AttachContext } from "../connection/attach.js";
+import { bindWebSocket, webSocketCarrier } from "../connection/carriers.js";
+import { corkPerTick } from "../connection/cork.js";
+import { contain } from "../connection/guard.js";
 import { refuseUpgrade } from "./refuse.js";
 import { parseRequestTarget } from "./request-target.js";
 
