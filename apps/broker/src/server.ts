@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { TlsOptions } from "node:tls";
-import { topicLevels } from "@handoff/mqtt-router";
+import { ReasonCode, topicLevels } from "@handoff/mqtt-router";
 import type { Logger } from "pino";
 import { createAdminRoutes, statsJson } from "./admin/index.js";
 import { Authenticator } from "./auth/index.js";
@@ -20,6 +20,7 @@ import { accessFrom } from "./mqtt/access.js";
 import { Broker } from "./mqtt/broker.js";
 import { withinTopicLevels } from "./mqtt/snapshot-limits.js";
 import { SqliteStore } from "./storage/index.js";
+import { openConfiguredRedisStore } from "./storage/redis-config.js";
 
 /** The broker's version (its package.json), as `$SYS/broker/version` and the logs report it. */
 export const VERSION = packageVersion();
@@ -62,10 +63,16 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
     );
   }
   const { limits } = config;
+  // Bound once the broker exists: a session another node claimed loses its connection (0x8E).
+  let displace: (clientId: string) => void = () => undefined;
   // Throws StoreOpenError naming the file and the problem: a damaged or foreign file is never
   // silently replaced by an empty start.
   const store =
-    config.storage === "sqlite"
+    config.storage === "redis"
+      ? await openConfiguredRedisStore(config, (clientId) => {
+          displace(clientId);
+        })
+      : config.storage === "sqlite"
       ? SqliteStore.open({
           dataDir: config.dataDir,
           setAsideCorrupt: config.setAsideCorrupt,
@@ -113,6 +120,10 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
       maxRetainedBytes: limits.maxRetainedBytes,
     },
   });
+  displace = (clientId) => {
+    log.warn({ clientId }, "session claimed by another node; its connection here is closed (0x8E)");
+    broker.kick(clientId, ReasonCode.SessionTakenOver, "session taken over by another node");
+  };
   const metrics = createBrokerMetrics();
   metrics.observeRouter(broker.router);
   metrics.observeConnections(() => broker.connections);

@@ -26,6 +26,7 @@ export function useRedis(options: RedisProcessOptions = {}): RedisFixture {
     async connect() {
       const redis = new Redis(fixture.server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
       open.push(redis);
+      redis.on("error", () => undefined); // tests that crash the server see it in their commands
       await redis.connect();
       return redis;
     },

@@ -82,6 +82,8 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
     dataDir: input.dataDir,
     storage: input.storage,
     setAsideCorrupt: input.setAsideCorrupt,
+    redis: { url: input.redis.url, prefix: input.redis.prefix, waitReplicas: input.redis.waitReplicas, waitTimeoutMs: input.redis.waitTimeoutMs },
+    cluster: { nodeId: input.cluster.nodeId },
     logLevel: input.logLevel,
     logPretty: input.logPretty,
     shutdownGraceMs: input.shutdownGraceMs,
@@ -100,6 +102,9 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
       path: ["auth", "allowAnonymous"],
       message: `"auth.allowAnonymous" is false but no "auth.passwordFile" is set: no client could connect`,
     });
+  }
+  if (input.storage === "redis" && input.redis.url === undefined) {
+    problems.push({ path: ["redis", "url"], message: `"storage" is redis but no "redis.url" is set (--redis-url or HANDOFF_BROKER_REDIS_URL)` });
   }
   problems.push(...portCollisions(config));
   return problems.length === 0 ? { ok: true, config } : { ok: false, problems };

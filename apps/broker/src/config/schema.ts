@@ -10,7 +10,7 @@ import { z } from "zod";
 /** Log levels pino knows, plus `silent`. */
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 /** Storage backends. */
-export const STORAGE_KINDS = ["memory", "sqlite"] as const;
+export const STORAGE_KINDS = ["memory", "sqlite", "redis"] as const;
 /** What a full per-client queue does with one more message. */
 export const OVERFLOW_POLICIES = ["drop-oldest", "drop-new"] as const;
 
@@ -32,6 +32,8 @@ export const DEFAULTS = {
   httpPort: 9883,
   dataDir: "./data",
   storage: "sqlite",
+  redisPrefix: "handoff:",
+  redisWaitTimeoutMs: 1000,
   logLevel: "info",
   maxConnections: 10_000,
   maxPacketSize: 1_048_576,
@@ -121,6 +123,16 @@ export const configSchema = z.strictObject({
   dataDir: z.string().min(1).default(DEFAULTS.dataDir),
   storage: z.enum(STORAGE_KINDS).default(DEFAULTS.storage),
   setAsideCorrupt: z.boolean().default(false),
+  // `storage: redis` (cluster mode, in progress: issue #19).
+  redis: z
+    .strictObject({
+      url: z.string().min(1).optional(),
+      prefix: z.string().default(DEFAULTS.redisPrefix),
+      waitReplicas: int(0, 1000).default(0),
+      waitTimeoutMs: int(1, 600_000).default(DEFAULTS.redisWaitTimeoutMs),
+    })
+    .prefault({}),
+  cluster: z.strictObject({ nodeId: z.string().min(1).max(200).optional() }).prefault({}),
   logLevel: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel),
   logPretty: z.boolean().default(false),
   shutdownGraceMs: int(0, 3_600_000).default(DEFAULTS.shutdownGraceMs),

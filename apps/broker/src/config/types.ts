@@ -115,6 +115,22 @@ export interface AdminConfig {
   readonly token: string | undefined;
 }
 
+/** `storage: redis`: where the shared state lives. */
+export interface RedisConfig {
+  /** Required with `storage: redis`. */
+  readonly url: string | undefined;
+  readonly prefix: string;
+  /** Replicas each batch must reach (WAIT) before it counts as committed; 0: none. */
+  readonly waitReplicas: number;
+  readonly waitTimeoutMs: number;
+}
+
+/** This node in a cluster. */
+export interface ClusterConfig {
+  /** Undefined: the host name. */
+  readonly nodeId: string | undefined;
+}
+
 /** Everything the broker needs to start. */
 export interface BrokerConfig {
   /** The config file the settings were read from, if any. */
@@ -129,6 +145,8 @@ export interface BrokerConfig {
    * start empty, instead of refusing to start.
    */
   readonly setAsideCorrupt: boolean;
+  readonly redis: RedisConfig;
+  readonly cluster: ClusterConfig;
   readonly logLevel: LogLevel;
   /** Human-readable logs through pino-pretty instead of JSON lines. */
   readonly logPretty: boolean;

@@ -153,14 +153,14 @@ export class Broker {
 
   /**
    * Disconnects `clientId` on an operator's request: MQTT 5 clients get DISCONNECT 0x98
-   * (Administrative action), 3.1.1 clients a close. The session stays, as after any
+   * (Administrative action, or `reason`), 3.1.1 clients a close. The session stays, as after any
    * server-side disconnect (its will applies). False when no connection owns the id.
    */
-  kick(clientId: string): boolean {
+  kick(clientId: string, reason: ReasonCode = ReasonCode.AdministrativeAction, text = "disconnected by an administrator"): boolean {
     const handler = this.#ctx.owners.get(clientId);
     if (handler === undefined) return false;
     this.#guard(handler, () => {
-      handler.disconnect(ReasonCode.AdministrativeAction, "disconnected by an administrator");
+      handler.disconnect(reason, text);
     });
     return true;
   }
