@@ -68,20 +68,6 @@ export class GenerationAllocator {
   }
 }
 
-/** Thrown by {@link Fence.assert} when a holder presents a generation that is no longer current. */
-export class StaleFenceError extends Error {
-  override readonly name = "StaleFenceError";
-  /** The generation the holder presented. */
-  readonly presented: number;
-  /** The fence's current generation. */
-  readonly current: number;
-  constructor(presented: number, current: number) {
-    super(`stale generation ${String(presented)} (current is ${String(current)})`);
-    this.presented = presented;
-    this.current = current;
-  }
-}
-
 /**
  * The current generation of one owned thing (a session, a track, a queue). Advancing it refuses
  * every holder of an older one.
@@ -113,10 +99,5 @@ export class Fence {
   /** True when `generation` is the current one. */
   admits(generation: number): boolean {
     return generation === this.#current;
-  }
-
-  /** Throws {@link StaleFenceError} unless `generation` is the current one. */
-  assert(generation: number): void {
-    if (generation !== this.#current) throw new StaleFenceError(generation, this.#current);
   }
 }

@@ -4,15 +4,7 @@
  * @module
  */
 export { ManualClock, type Clock } from "./clock.js";
-export {
-  Fence,
-  GENERATIONS_PER_MS,
-  GenerationAllocator,
-  GenerationExhaustedError,
-  StaleFenceError,
-  type GenerationSeed,
-} from "./generation.js";
-export { Deque } from "./deque.js";
+export { Fence, GENERATIONS_PER_MS, GenerationAllocator, GenerationExhaustedError, type GenerationSeed } from "./generation.js";
 export { RangeSet, type SeqRange } from "./range-set.js";
 export {
   SeqQueue,
@@ -24,7 +16,7 @@ export {
   type RequeueResult,
   type SeqQueueOptions,
 } from "./seq-queue.js";
-export { MAX_SEQ, SeqCounter, SeqRangeError, checkSeq, isSeq } from "./seq.js";
+export { MAX_SEQ, SeqCounter, SeqRangeError, checkSeq } from "./seq.js";
 export {
   SegmentBoundsError,
   SegmentCursor,

@@ -13,6 +13,7 @@
  * @module
  */
 import { Deque } from "./deque.js";
+import { Fence } from "./generation.js";
 import { SeqCounter } from "./seq.js";
 
 /** One queued or in-flight entry. */
@@ -70,7 +71,8 @@ export class SeqQueue<T> {
   readonly #inflight = new Map<number, QueueEntry<T>>();
   readonly #seqs: SeqCounter;
   readonly #limits: QueueLimits;
-  #epoch: number;
+  /** Moved on by every clear: a push planned under an older epoch is refused. */
+  readonly #epoch: Fence;
   #bytes = 0;
 
   constructor(options: SeqQueueOptions = {}) {
@@ -78,13 +80,13 @@ export class SeqQueue<T> {
       maxCount: options.limits?.maxCount ?? Number.POSITIVE_INFINITY,
       maxBytes: options.limits?.maxBytes ?? Number.POSITIVE_INFINITY,
     };
-    this.#epoch = options.epoch ?? 0;
+    this.#epoch = new Fence(options.epoch ?? 0);
     this.#seqs = new SeqCounter(options.nextSeq ?? 0);
   }
 
   /** The current epoch; bumped by every {@link SeqQueue.clear}. */
   get epoch(): number {
-    return this.#epoch;
+    return this.#epoch.current;
   }
 
   /** The sequence number the next push will get. */
@@ -139,7 +141,7 @@ export class SeqQueue<T> {
    * an owner whose queue was since cleared is refused with `stale-epoch`.
    */
   pushIfEpoch(epoch: number, value: T, bytes: number): PushResult {
-    if (epoch !== this.#epoch) return { ok: false, reason: "stale-epoch" };
+    if (!this.#epoch.admits(epoch)) return { ok: false, reason: "stale-epoch" };
     return this.pushBack(value, bytes);
   }
 
@@ -285,8 +287,8 @@ export class SeqQueue<T> {
     this.#inflight.clear();
     this.#queued.clear();
     this.#bytes = 0;
-    this.#epoch += 1;
-    return { epoch: this.#epoch, dropped };
+    this.#epoch.advance(this.#epoch.current + 1);
+    return { epoch: this.#epoch.current, dropped };
   }
 
   /** Queued entries, head first. */

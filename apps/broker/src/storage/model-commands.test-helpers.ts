@@ -1,7 +1,7 @@
 // Test-only: the random router operations of the model-based store tests, shared by every durable
 // store (SQLite, Redis): each run applies them to a router writing to the store under test and to
 // the in-memory reference store side by side.
-import { NEVER_EXPIRES, type QoS, type Router } from "@handoff/mqtt-router";
+import { SESSION_NEVER_EXPIRES, type QoS, type Router } from "@handoff/mqtt-router";
 import type { ManualClock } from "@handoff/seqlog";
 import fc from "fast-check";
 import { message, recordingSink, type referenceStore } from "./test-helpers.js";
@@ -31,7 +31,7 @@ export const command: fc.Arbitrary<Command> = fc.oneof(
     kind: fc.constant("connect" as const),
     client,
     cleanStart: fc.boolean(),
-    expiry: fc.constantFrom(0, 10, NEVER_EXPIRES),
+    expiry: fc.constantFrom(0, 10, SESSION_NEVER_EXPIRES),
     receiveMaximum: fc.integer({ min: 1, max: 3 }),
     will: fc.option(fc.record({ topic: fc.constantFrom(...topics), delaySeconds: fc.constantFrom(0, 5) })),
   }),

@@ -6,6 +6,7 @@ export { MqttCodecError, MqttDecodeError, MqttEncodeError, type CodecErrorCode }
 export { MAX_PACKET_SIZE } from "./frame.js";
 export {
   PacketType,
+  SESSION_NEVER_EXPIRES,
   type AuthPacket,
   type ConnackPacket,
   type ConnectPacket,

@@ -71,6 +71,12 @@ export interface ConnectPacket {
   readonly properties: ConnectProperties;
 }
 
+/**
+ * The Session Expiry Interval (seconds) meaning the session never expires; also 3.1.1's
+ * CleanSession=0, and the largest interval a server may grant.
+ */
+export const SESSION_NEVER_EXPIRES = 0xffff_ffff;
+
 /** CONNACK (server to client). */
 export interface ConnackPacket {
   readonly type: "connack";

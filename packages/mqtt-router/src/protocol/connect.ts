@@ -1,10 +1,10 @@
 import { MAX_PACKET_SIZE } from "../codec/frame.js";
-import type { ConnackPacket, ConnectPacket, ProtocolVersion } from "../codec/packet.js";
+import { SESSION_NEVER_EXPIRES, type ConnackPacket, type ConnectPacket, type ProtocolVersion } from "../codec/packet.js";
 import type { ConnackProperties, UserProperty } from "../codec/property-types.js";
 import { ConnectReturnCode, ReasonCode } from "../codec/reason-codes.js";
 import { topicLevels } from "../codec/topic.js";
 import type { ConnectRequestEffect } from "./effects.js";
-import { SESSION_NEVER_EXPIRES, type ResolvedOptions, type ServerLimits } from "./options.js";
+import type { ResolvedOptions, ServerLimits } from "./options.js";
 
 /** Outcome of {@link checkConnect}: a request for the app, or a refusal to send in CONNACK. */
 export type ConnectCheck =

@@ -15,5 +15,5 @@ export type {
   SubscribeEffect,
   UnsubscribeEffect,
 } from "./effects.js";
-export { DEFAULT_MAX_FILTERS_PER_SUBSCRIBE, DEFAULT_MAX_PENDING_BYTES, DEFAULT_MAX_TOPIC_LEVELS, SESSION_NEVER_EXPIRES, type ProtocolOptions, type ServerLimits } from "./options.js";
+export { DEFAULT_MAX_FILTERS_PER_SUBSCRIBE, DEFAULT_MAX_PENDING_BYTES, DEFAULT_MAX_TOPIC_LEVELS, type ProtocolOptions, type ServerLimits } from "./options.js";
 export type { DeliverResult, OutboundMessage } from "./outbound-flow.js";

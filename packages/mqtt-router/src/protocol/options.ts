@@ -1,6 +1,6 @@
 import type { Clock } from "@handoff/seqlog";
 import { MAX_PACKET_SIZE } from "../codec/frame.js";
-import type { ProtocolVersion, QoS } from "../codec/packet.js";
+import { SESSION_NEVER_EXPIRES, type ProtocolVersion, type QoS } from "../codec/packet.js";
 
 /**
  * What the server offers a connection: announced in CONNACK (MQTT 5) and enforced on what the
@@ -97,9 +97,6 @@ export const DEFAULT_MAX_FILTERS_PER_SUBSCRIBE = 256;
 
 /** Default {@link ProtocolOptions.maxPendingBytes}: 1 MiB. */
 export const DEFAULT_MAX_PENDING_BYTES = 1 << 20;
-
-/** Largest Session Expiry Interval: 0xFFFFFFFF means the session never expires. */
-export const SESSION_NEVER_EXPIRES = 0xffff_ffff;
 
 /** Fills in the defaults of `options`. */
 export function resolveOptions(options: ProtocolOptions): ResolvedOptions {

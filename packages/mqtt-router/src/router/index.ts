@@ -21,7 +21,7 @@ export {
   type SubscribeRequest,
 } from "./router.js";
 export type { RetainedPage, RetainedView, SessionView, SubscriptionView } from "./session-view.js";
-export { NEVER_EXPIRES, Session, type ArmedWill, type Assigned, type Owner } from "./session.js";
+export { Session, type ArmedWill, type Assigned, type Owner } from "./session.js";
 export type { DeliverySink, OutboundPublish } from "./sink.js";
 export { SnapshotStore } from "./snapshot-store.js";
 export { RouterStats, type DropReason, type RouterLimit } from "./stats.js";

@@ -9,7 +9,7 @@
  */
 import { GenerationAllocator, type Clock, type QueueLimits } from "@handoff/seqlog";
 import { parseSharedFilter } from "../codec/topic.js";
-import type { ProtocolVersion, QoS } from "../codec/packet.js";
+import { SESSION_NEVER_EXPIRES, type ProtocolVersion, type QoS } from "../codec/packet.js";
 import { ReasonCode } from "../codec/reason-codes.js";
 import { Deadlines } from "./deadlines.js";
 import { complete, enqueue, pump, received, type DeliveryContext, type OverflowPolicy } from "./delivery.js";
@@ -17,7 +17,7 @@ import { deliverySize, type Message } from "./message.js";
 import { planDelivery, type DeliveryPlan } from "./plan.js";
 import { DEFAULT_MARKS, isBacklogged, isCongested, type PressureMarks } from "./pressure.js";
 import { RetainedStore, type RetainedLimits } from "./retained-store.js";
-import { NEVER_EXPIRES, Session } from "./session.js";
+import { Session } from "./session.js";
 import { viewRetained, viewSession, viewSubscription, type RetainedPage, type SessionView, type SubscriptionView } from "./session-view.js";
 import { SharedGroup } from "./shared-group.js";
 import type { DeliverySink } from "./sink.js";
@@ -184,7 +184,7 @@ export class Router {
     this.#limits = { ...DEFAULT_LIMITS, ...options.queueLimits };
     this.#overflow = options.overflow ?? "drop-oldest";
     this.#queueQos0Offline = options.queueQos0Offline ?? false;
-    this.#maxExpiry = options.maxSessionExpiry ?? NEVER_EXPIRES;
+    this.#maxExpiry = options.maxSessionExpiry ?? SESSION_NEVER_EXPIRES;
     this.#marks = { ...DEFAULT_MARKS, ...options.pressure };
     this.#maxSessions = options.maxSessions ?? Number.POSITIVE_INFINITY;
     this.#maxSubscriptions = options.maxSubscriptionsPerSession ?? Number.POSITIVE_INFINITY;
@@ -332,7 +332,7 @@ export class Router {
       const { record } = stored;
       this.#generations.observe(record.generation);
       const highest = stored.deliveries.at(-1)?.seq ?? -1;
-      const session = new Session(record.clientId, record.expiryInterval, this.#limits, this.#generations.allocate(), highest + 1);
+      const session = new Session(record.clientId, record.expiryInterval, this.#limits, record.generation, this.#generations.allocate(), highest + 1);
       // Everything stored was admitted under the bounds once: a lowered limit must not lose it.
       session.queue.requeueFront(
         stored.deliveries.map((d) => ({ seq: d.seq, value: d.delivery, bytes: deliverySize(d.delivery) })),
@@ -360,7 +360,7 @@ export class Router {
         session.willDueAt = disconnectedAt + Math.min(stored.will.delayMs, session.expiryInterval * 1000);
         this.#timers.schedule(session.willDueAt, { kind: "will", session, token: record.generation });
       }
-      if (session.expiryInterval !== NEVER_EXPIRES) {
+      if (session.expiryInterval !== SESSION_NEVER_EXPIRES) {
         this.#timers.schedule(disconnectedAt + session.expiryInterval * 1000, { kind: "expiry", session, token: record.generation });
       }
       if (record.disconnectedAt === undefined) {
@@ -390,7 +390,7 @@ export class Router {
     // takeover too, so it is never resumed: the new owner starts clean [MQTT-3.1.2-6], 3.1.2.11.
     const clean = request.cleanStart || (session?.owner !== undefined && session.expiryInterval === 0);
     if (session?.owner !== undefined) {
-      displaced = session.owner.generation;
+      displaced = session.generation;
       this.stats.takeovers += 1;
       session.owner = undefined;
       session.requeueInflight();
@@ -416,13 +416,12 @@ export class Router {
     // What was queued under an earlier identity (or restored) is checked again as it goes out.
     session.readable = request.readable;
     session.readableFrom = session.queue.nextSeq;
-    session.owner = {
-      generation,
+    session.claim(generation, {
       sink: request.sink,
       receiveMaximum: request.receiveMaximum,
       protocolVersion: request.protocolVersion,
       bound: false,
-    };
+    });
     this.#store.sessionSaved({ clientId: session.clientId, expiryInterval: expiry, generation, disconnectedAt: undefined });
     if (request.will !== undefined) {
       const { expiresAt: _ignored, ...message } = request.will.message;
@@ -504,7 +503,7 @@ export class Router {
       }
     }
     if (session.expiryInterval === 0) this.#expire(session);
-    else if (session.expiryInterval !== NEVER_EXPIRES) {
+    else if (session.expiryInterval !== SESSION_NEVER_EXPIRES) {
       this.#timers.schedule(now + session.expiryInterval * 1000, { kind: "expiry", session, token: generation });
     }
     return { ok: true };

@@ -6,7 +6,8 @@
  */
 import type { ProtocolVersion, QoS } from "../codec/packet.js";
 import type { Message } from "./message.js";
-import { NEVER_EXPIRES, type Session } from "./session.js";
+import { SESSION_NEVER_EXPIRES } from "../codec/packet.js";
+import type { Session } from "./session.js";
 import type { SessionSubscription } from "./subscription.js";
 
 /** One subscription as an operator sees it. */
@@ -71,7 +72,7 @@ export interface RetainedPage {
 export function viewSession(session: Session): SessionView {
   const { queue } = session;
   const disconnectedAt = session.disconnectedAt;
-  const expires = disconnectedAt !== undefined && session.expiryInterval !== NEVER_EXPIRES;
+  const expires = disconnectedAt !== undefined && session.expiryInterval !== SESSION_NEVER_EXPIRES;
   return Object.freeze({
     clientId: session.clientId,
     connected: session.connected,

@@ -4,15 +4,12 @@
  * connection is only ever the session's current *owner*, identified by its generation.
  * @module
  */
-import { SeqQueue, type QueueLimits } from "@handoff/seqlog";
+import { Fence, SeqQueue, type QueueLimits } from "@handoff/seqlog";
 import type { ProtocolVersion } from "../codec/packet.js";
 import type { Delivery, Message } from "./message.js";
 import { PacketIds } from "./packet-ids.js";
 import type { DeliverySink } from "./sink.js";
 import type { SessionSubscription } from "./subscription.js";
-
-/** Session Expiry Interval meaning "never expires". */
-export const NEVER_EXPIRES = 0xffffffff;
 
 /** Where an in-flight QoS 1/2 delivery stands. */
 export interface Assigned {
@@ -21,9 +18,8 @@ export interface Assigned {
   phase: "publish" | "pubrel";
 }
 
-/** The connection currently owning a session. */
+/** The connection currently owning a session (its generation is the session's fence). */
 export interface Owner {
-  readonly generation: number;
   readonly sink: DeliverySink;
   /** The client's Receive Maximum: the most unacknowledged QoS 1/2 deliveries it accepts. */
   readonly receiveMaximum: number;
@@ -49,7 +45,7 @@ export interface ArmedWill {
 /** A client's session state. */
 export class Session {
   readonly clientId: string;
-  /** Seconds; {@link NEVER_EXPIRES} for never. */
+  /** Seconds; 0xFFFFFFFF (`SESSION_NEVER_EXPIRES`) for never. */
   expiryInterval: number;
   readonly subscriptions = new Map<string, SessionSubscription>();
   readonly queue: SeqQueue<Delivery>;
@@ -60,7 +56,10 @@ export class Session {
   readonly packetIds = new PacketIds();
   /** Inbound QoS 2 packet ids received and not yet released by PUBREL. */
   readonly inboundQos2 = new Set<number>();
+  /** The connection owning the session now; set by {@link Session.claim}, cleared when it goes. */
   owner: Owner | undefined;
+  /** The generation of the connection that claimed the session last: every older one is stale. */
+  readonly #fence: Fence;
   /** The will of the current or last connection, until fired or cancelled. */
   will: ArmedWill | undefined;
   /** When the will fires (clock ms), once its connection is gone and a delay was asked for. */
@@ -93,10 +92,30 @@ export class Session {
    */
   queuedQos0 = 0;
 
-  constructor(clientId: string, expiryInterval: number, limits: QueueLimits, epoch: number, nextSeq = 0) {
+  /**
+   * @param generation the generation of the connection creating the session (or, restored, of the
+   *   one that claimed it last)
+   * @param epoch the queue's first epoch (a fresh generation, so no older plan can match it)
+   */
+  constructor(clientId: string, expiryInterval: number, limits: QueueLimits, generation: number, epoch = generation, nextSeq = 0) {
     this.clientId = clientId;
     this.expiryInterval = expiryInterval;
+    this.#fence = new Fence(generation);
     this.queue = new SeqQueue<Delivery>({ limits, epoch, nextSeq });
+  }
+
+  /** The generation of the connection that claimed the session last (owning it or not). */
+  get generation(): number {
+    return this.#fence.current;
+  }
+
+  /**
+   * Hands the session to the connection `generation`: the session's own first generation, or a
+   * newer one, which moves the fence on so every older connection is refused from now on.
+   */
+  claim(generation: number, owner: Owner): void {
+    if (!this.#fence.admits(generation)) this.#fence.advance(generation);
+    this.owner = owner;
   }
 
   /** Notes a queued delivery's expiry for the sweep. */
@@ -129,9 +148,9 @@ export class Session {
     return this.owner === undefined || !this.owner.bound || this.queue.queuedCount > 0;
   }
 
-  /** True when `generation` is the current owner's. */
+  /** True when `generation` is the current owner's: it claimed the session last and is still attached. */
   ownedBy(generation: number): boolean {
-    return this.owner?.generation === generation;
+    return this.owner !== undefined && this.#fence.admits(generation);
   }
 
   /**
