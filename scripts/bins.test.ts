@@ -46,6 +46,6 @@ describe("the apps' bins", () => {
   it("a bad flag exits 2 with the app's message", async () => {
     const { code, stderr } = await bin("handoff-relay", ["--port", "nope"]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^handoff-relay: --port: not a port number: nope/);
+    expect(stderr).toMatch(/^handoff-relay: --port: not a port number: "nope"/);
   });
 });

@@ -59,7 +59,8 @@ export function config(tsconfigRootDir) {
       // The sans-I/O rule, enforced: the cores (packages/*/src, tests and test helpers aside) touch
       // no Node global, timer, clock or built-in module; time comes from an injected clock.
       files: ["packages/*/src/**/*.ts"],
-      ignores: ["**/*.test.ts", "**/*.test-helpers.ts", "**/testing/**"],
+      // app-kit is the apps' shared I/O (signals, the /health server, config files), not a core.
+      ignores: ["**/*.test.ts", "**/*.test-helpers.ts", "**/testing/**", "packages/app-kit/**"],
       rules: {
         "no-restricted-globals": [
           "error",

@@ -1,12 +1,11 @@
 #!/usr/bin/env node
 // handoff-broker: runs the built broker (dist/, made by `pnpm build`, which `pnpm install` runs).
 // `pnpm --filter broker dev` runs the sources in watch mode instead.
-try {
-  await import("../dist/main.js");
-} catch (err) {
-  if (err instanceof Error && "code" in err && err.code === "ERR_MODULE_NOT_FOUND" && err.message.includes("dist/main.js")) {
-    process.stderr.write("handoff-broker: not built yet; run `pnpm build` in the repository first\n");
-    process.exit(2);
-  }
-  throw err;
+import { existsSync } from "node:fs";
+
+const main = new URL("../dist/main.js", import.meta.url);
+if (!existsSync(main)) {
+  process.stderr.write("handoff-broker: not built yet; run `pnpm build` in the repository first\n");
+  process.exit(2);
 }
+await import(main.href);

@@ -1,33 +1,21 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { pino } from "pino";
-import { ConfigError, parseConfig } from "./config/index.js";
-
-// `pnpm run <script> -- --flag` passes the `--` on to the script (pnpm 12); it is not a flag.
-function args(): string[] {
-  const argv = process.argv.slice(2);
-  return argv[0] === "--" ? argv.slice(1) : argv;
-}
+import { commandLine, createLogger, runMain, settingsOrExit, stopOnSignals } from "@handoff/app-kit";
+import { parseConfig } from "./config/index.js";
 
 async function main(): Promise<void> {
-  let parsed;
-  try {
-    parsed = parseConfig(args(), process.env, (path) => readFileSync(path, "utf8"));
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`handoff-relay: ${err.message}\n`);
-    process.exit(2);
-  }
+  const warnings: string[] = [];
+  const parsed = settingsOrExit("handoff-relay", () =>
+    parseConfig(commandLine(), process.env, (path) => readFileSync(path, "utf8"), (warning) => warnings.push(warning)),
+  );
   if (parsed.kind === "help") {
     process.stdout.write(`${parsed.text}\n`);
     return;
   }
   const { config } = parsed;
-  const log = pino({
-    name: "relay",
-    level: config.logLevel,
-    ...(config.logPretty ? { transport: { target: "pino-pretty" } } : {}),
-  });
+  const log = createLogger("relay", { level: config.logLevel, pretty: config.logPretty });
+  // Deprecated names still work; each one in use is said once, at startup.
+  for (const warning of warnings) log.warn(warning);
   const read = (path: string | undefined): Buffer | undefined => {
     if (path === undefined) return undefined;
     try {
@@ -78,39 +66,21 @@ async function main(): Promise<void> {
     },
     log,
   );
-  // Idempotent: a Ctrl-C reaches the whole process group, so a signal may arrive twice.
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal, sessions: relay.sessions.size }, "relay stopping");
+  stopOnSignals({
+    name: "relay",
+    log,
+    fields: () => ({ sessions: relay.sessions.size }),
     // SIGTERM drains first (GOAWAY, serve until the sessions leave or the window passes);
     // SIGINT (Ctrl-C) stops at once.
-    const drained =
-      signal === "SIGTERM"
-        ? relay.drain({ uri: config.cluster.redirect, timeoutMs: config.cluster.drainTimeoutMs, stopAccepting: true })
-        : Promise.resolve();
-    drained.then(() => relay.close()).then(
-      () => {
-        log.info("relay stopped");
-        process.exit(0);
-      },
-      (err: unknown) => {
-        log.error({ err }, "relay failed to stop cleanly");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  // Without a handler SIGHUP would kill the relay; the broker reloads on it, and one launcher
-  // passes it to both. The relay's settings are read once, so it has nothing to reload.
-  process.on("SIGHUP", () => {
-    log.info("SIGHUP: the relay has nothing to reload (settings change with a restart)");
-  });
-  // Started by a supervisor with an IPC channel (the root `pnpm start`): stop when it goes away.
-  process.on("disconnect", () => {
-    stop("SIGTERM");
+    stop: async (signal) => {
+      if (signal === "SIGTERM") await relay.drain({ uri: config.cluster.redirect, timeoutMs: config.cluster.drainTimeoutMs, stopAccepting: true });
+      await relay.close();
+    },
+    // The relay's settings are read once, so it has nothing to reload; without a handler SIGHUP
+    // would kill it, and one launcher passes it to both apps.
+    hangup: () => {
+      log.info("SIGHUP: the relay has nothing to reload (settings change with a restart)");
+    },
   });
   // Logged only once the handlers are in place: whoever reads this line may signal at once.
   log.info(
@@ -130,7 +100,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`handoff-relay: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+runMain("handoff-relay", main);

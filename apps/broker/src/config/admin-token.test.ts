@@ -1,5 +1,5 @@
+import { configErrorOf } from "@handoff/app-kit/testing";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "./errors.js";
 import { loadConfig, type Env } from "./load.js";
 
 function load(argv: string[], env: Env = {}, file?: string) {
@@ -9,13 +9,7 @@ function load(argv: string[], env: Env = {}, file?: string) {
 }
 
 function failure(argv: string[], env: Env = {}): string {
-  try {
-    loadConfig(argv, env, () => "");
-  } catch (err) {
-    if (err instanceof ConfigError) return err.message;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
+  return configErrorOf(() => loadConfig(argv, env, () => ""));
 }
 
 describe("admin.token", () => {

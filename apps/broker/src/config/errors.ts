@@ -1,13 +1,5 @@
 /**
- * The error every configuration problem surfaces as.
+ * The error every configuration problem surfaces as: app-kit's, shared with the relay.
  * @module
  */
-
-/**
- * A setting the broker cannot use: an unknown key, a wrong type, a bad port, an unreadable file.
- * The message is meant for a person and names where the bad value came from; the entry point
- * prints it and exits with status 2.
- */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-}
+export { ConfigError } from "@handoff/app-kit";

@@ -1,5 +1,5 @@
+import { configErrorOf } from "@handoff/app-kit/testing";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "./errors.js";
 import { loadConfig, type Env } from "./load.js";
 import type { BrokerConfig } from "./types.js";
 
@@ -19,13 +19,7 @@ function load(argv: string[], env: Env = {}, contents: Record<string, string> = 
 }
 
 function failure(argv: string[], env: Env = {}, contents: Record<string, string> = {}): string {
-  try {
-    loadConfig(argv, env, files(contents));
-  } catch (err) {
-    if (err instanceof ConfigError) return err.message;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
+  return configErrorOf(() => loadConfig(argv, env, files(contents)));
 }
 
 describe("loadConfig defaults", () => {

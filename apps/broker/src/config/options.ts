@@ -1,34 +1,20 @@
 /**
  * The settings that can also be given as a command-line flag or an environment variable: one
  * table drives the argument parser, the environment reader and the `--help` text, so they cannot
- * drift apart.
+ * drift apart. Every variable is `HANDOFF_BROKER_` plus the flag in upper snake case.
  * @module
  */
-import { ConfigError } from "./errors.js";
-import { DEFAULTS, LOG_LEVELS, STORAGE_KINDS } from "./schema.js";
-import { didYouMean } from "./suggest.js";
+import { LOG_LEVELS, type OptionKind, type OverrideOption } from "@handoff/app-kit";
+import { DEFAULTS, STORAGE_KINDS } from "./schema.js";
 
 /** Prefix of every environment variable the broker reads. */
 export const ENV_PREFIX = "HANDOFF_BROKER_";
 
-/** How an option's text is turned into a setting. */
-export type OptionKind = "port" | "string" | "boolean" | "log-level" | "storage";
+/** A setting reachable from the command line and the environment (app-kit's option table row). */
+export type { OverrideOption } from "@handoff/app-kit";
 
-/** A setting reachable from the command line and the environment. */
-export interface OverrideOption {
-  /** Flag name without the leading `--`. */
-  readonly flag: string;
-  /** Environment variable name. */
-  readonly env: string;
-  /** Where the value goes in the settings. */
-  readonly path: readonly string[];
-  /** How the text is parsed. */
-  readonly kind: OptionKind;
-  /** Placeholder shown in the usage text (empty for a boolean switch). */
-  readonly arg: string;
-  /** One line of help. */
-  readonly help: string;
-}
+const LOG_LEVEL: OptionKind = { oneOf: LOG_LEVELS, what: "log level" };
+const STORAGE: OptionKind = { oneOf: STORAGE_KINDS, what: "storage kind" };
 
 /** Every override, in the order the usage text lists them. */
 export const OVERRIDES: readonly OverrideOption[] = [
@@ -41,12 +27,12 @@ export const OVERRIDES: readonly OverrideOption[] = [
   { flag: "ws-port", env: `${ENV_PREFIX}WS_PORT`, path: ["listeners", "ws", "port"], kind: "port", arg: "<n>", help: `MQTT over WebSocket port (default ${String(DEFAULTS.wsPort)}, path ${DEFAULTS.wsPath})` },
   { flag: "http-port", env: `${ENV_PREFIX}HTTP_PORT`, path: ["http", "port"], kind: "port", arg: "<n>", help: `/health and /metrics port (default ${String(DEFAULTS.httpPort)})` },
   { flag: "data-dir", env: `${ENV_PREFIX}DATA_DIR`, path: ["dataDir"], kind: "string", arg: "<dir>", help: `where persistent state lives (default ${DEFAULTS.dataDir})` },
-  { flag: "storage", env: `${ENV_PREFIX}STORAGE`, path: ["storage"], kind: "storage", arg: "<kind>", help: `${STORAGE_KINDS.join("|")} (default ${DEFAULTS.storage})` },
+  { flag: "storage", env: `${ENV_PREFIX}STORAGE`, path: ["storage"], kind: STORAGE, arg: "<kind>", help: `${STORAGE_KINDS.join("|")} (default ${DEFAULTS.storage})` },
   { flag: "redis-url", env: `${ENV_PREFIX}REDIS_URL`, path: ["redis", "url"], kind: "string", arg: "<url>", help: "redis://[user:password@]host:port[/db] for --storage redis (prefer the environment variable when it holds a password)" },
   { flag: "redis-prefix", env: `${ENV_PREFIX}REDIS_PREFIX`, path: ["redis", "prefix"], kind: "string", arg: "<prefix>", help: `prefix of every Redis key (default ${DEFAULTS.redisPrefix})` },
   { flag: "node-id", env: `${ENV_PREFIX}NODE_ID`, path: ["cluster", "nodeId"], kind: "string", arg: "<id>", help: "this node's id in a Redis cluster, stable across restarts (default: the host name)" },
   { flag: "set-aside-corrupt", env: `${ENV_PREFIX}SET_ASIDE_CORRUPT`, path: ["setAsideCorrupt"], kind: "boolean", arg: "", help: "move a damaged or foreign database file aside (with a warning) and start empty, instead of refusing to start" },
-  { flag: "log-level", env: `${ENV_PREFIX}LOG_LEVEL`, path: ["logLevel"], kind: "log-level", arg: "<level>", help: `${LOG_LEVELS.join("|")} (default ${DEFAULTS.logLevel})` },
+  { flag: "log-level", env: `${ENV_PREFIX}LOG_LEVEL`, path: ["logLevel"], kind: LOG_LEVEL, arg: "<level>", help: `${LOG_LEVELS.join("|")} (default ${DEFAULTS.logLevel})` },
   { flag: "log-pretty", env: `${ENV_PREFIX}LOG_PRETTY`, path: ["logPretty"], kind: "boolean", arg: "", help: "human-readable logs instead of JSON lines (for development)" },
   { flag: "allow-anonymous", env: `${ENV_PREFIX}ALLOW_ANONYMOUS`, path: ["auth", "allowAnonymous"], kind: "boolean", arg: "<bool>", help: "accept clients without a user name (default: true without a password file, false with one)" },
   { flag: "password-file", env: `${ENV_PREFIX}PASSWORD_FILE`, path: ["auth", "passwordFile"], kind: "string", arg: "<file>", help: "user:hash lines, written by `handoff-broker passwd <user>`" },
@@ -56,37 +42,3 @@ export const OVERRIDES: readonly OverrideOption[] = [
 
 /** The environment variable naming the config file (the flag is `--config`). */
 export const CONFIG_ENV = `${ENV_PREFIX}CONFIG`;
-
-const TRUE = new Set(["1", "true", "yes", "on"]);
-const FALSE = new Set(["0", "false", "no", "off"]);
-
-/** Parses the text of `option` given under `source` (`--port`, `HANDOFF_BROKER_PORT`). */
-export function parseOptionValue(option: OverrideOption, text: string, source: string): string | number | boolean {
-  switch (option.kind) {
-    case "port": {
-      const trimmed = text.trim();
-      if (!/^\d{1,5}$/.test(trimmed) || Number(trimmed) > 65_535) {
-        throw new ConfigError(`${source}: not a port number: ${JSON.stringify(text)} (expected 0..65535; 0 picks a free port)`);
-      }
-      return Number(trimmed);
-    }
-    case "boolean": {
-      const lower = text.trim().toLowerCase();
-      if (TRUE.has(lower)) return true;
-      if (FALSE.has(lower)) return false;
-      throw new ConfigError(`${source}: expected true or false, got ${JSON.stringify(text)}`);
-    }
-    case "log-level":
-      return oneOf(text, LOG_LEVELS, source, "log level");
-    case "storage":
-      return oneOf(text, STORAGE_KINDS, source, "storage kind");
-    case "string":
-      if (text === "") throw new ConfigError(`${source}: must not be empty`);
-      return text;
-  }
-}
-
-function oneOf(text: string, allowed: readonly string[], source: string, what: string): string {
-  if (allowed.includes(text)) return text;
-  throw new ConfigError(`${source}: unknown ${what} ${JSON.stringify(text)}, expected one of ${allowed.join(", ")}${didYouMean(text, allowed)}`);
-}

@@ -5,10 +5,9 @@
  * the app runs with.
  * @module
  */
+import { LOG_LEVELS } from "@handoff/app-kit";
 import { z } from "zod";
 
-/** Log levels pino knows, plus `silent`. */
-export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 /** Storage backends. */
 export const STORAGE_KINDS = ["memory", "sqlite", "redis"] as const;
 /** What a full per-client queue does with one more message. */

@@ -3,10 +3,11 @@
  * every cross-field rule is checked. Disabled listeners are `undefined`.
  * @module
  */
-import type { LOG_LEVELS, OVERFLOW_POLICIES, STORAGE_KINDS } from "./schema.js";
+import type { LogLevel } from "@handoff/app-kit";
+import type { OVERFLOW_POLICIES, STORAGE_KINDS } from "./schema.js";
 
 /** A pino log level (or `silent`). */
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export type { LogLevel } from "@handoff/app-kit";
 /** Storage backend. */
 export type StorageKind = (typeof STORAGE_KINDS)[number];
 /** What a full per-client queue does with one more message. */

@@ -2,11 +2,8 @@
  * The `--help` text, generated from the override table.
  * @module
  */
+import { optionSections } from "@handoff/app-kit";
 import { CONFIG_ENV, OVERRIDES } from "./options.js";
-
-function row(left: string, right: string): string {
-  return `  ${left.padEnd(30)} ${right}`;
-}
 
 /** Usage: every flag with its environment variable, and the precedence rule. */
 export function usage(): string {
@@ -18,14 +15,7 @@ export function usage(): string {
     "environment variables, then flags. The config file holds every setting; flags and",
     "environment variables cover the common ones.",
     "",
-    "Options:",
-    row("--help", "print this and exit"),
-    row("--config <file>", `YAML config file (env ${CONFIG_ENV})`),
-    ...OVERRIDES.map((option) => row(`--${option.flag}${option.arg === "" ? "" : ` ${option.arg}`}`, option.help)),
-    "",
-    "Environment variables:",
-    row(CONFIG_ENV, "--config"),
-    ...OVERRIDES.map((option) => row(option.env, `--${option.flag}`)),
+    ...optionSections(OVERRIDES, CONFIG_ENV),
     "",
     "Booleans accept true/false, 1/0, yes/no, on/off. Relative paths in a config file are",
     "resolved against the file's directory; those in flags and variables against the working one.",

@@ -1,2 +1,3 @@
 /** Relay settings: YAML file (zod-validated), flags and environment. */
-export { ConfigError, defaults, parseConfig, parseConfigFile, usage, type RelayConfig } from "./config.js";
+export { ConfigError, defaults, parseConfig, parseConfigFile, type RelayConfig } from "./config.js";
+export { usage } from "./options.js";

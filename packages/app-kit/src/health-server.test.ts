@@ -10,9 +10,9 @@ interface Reply {
   readonly body: string;
 }
 
-function request(address: AddressInfo, method: string, path: string, agent?: Agent): Promise<Reply> {
+function request(address: AddressInfo, method: string, path: string, agent?: Agent, headers: Record<string, string> = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port: address.port, method, path, agent }, (res) => {
+    const req = httpRequest({ host: "127.0.0.1", port: address.port, method, path, agent, headers }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => (body += chunk));
@@ -33,7 +33,7 @@ afterEach(async () => {
 async function start(): Promise<{ server: HttpServer; address: AddressInfo; registry: Registry }> {
   const registry = new Registry();
   new Counter({ name: "test_things_total", help: "Things.", registers: [registry] }).inc(3);
-  const server = createHttpServer({ host: "127.0.0.1", port: 0, registry, status: () => ({ connections: 4 }), uptimeSeconds: () => 12.9 });
+  const server = createHttpServer({ host: "127.0.0.1", port: 0, registry, status: () => ({ fields: { connections: 4 } }), uptimeSeconds: () => 12.9 });
   servers.push(server);
   return { server, address: await server.listen(), registry };
 }
@@ -89,6 +89,13 @@ describe("HTTP server", () => {
     expect([reply.status, (JSON.parse(reply.body) as { status: string }).status]).toEqual([503, "stopping"]);
   });
 
+  it("answers /health with 503 and the problem as its status while the app cannot take work", async () => {
+    const server = createHttpServer({ host: "127.0.0.1", port: 0, registry: new Registry(), status: () => ({ fields: { connections: 1 }, problem: "storage-unavailable" }), uptimeSeconds: () => 3 });
+    servers.push(server);
+    const reply = await request(await server.listen(), "GET", "/health");
+    expect([reply.status, JSON.parse(reply.body)]).toEqual([503, { status: "storage-unavailable", uptime: 3, connections: 1 }]);
+  });
+
   it("answers 500 when the metrics cannot be collected", async () => {
     const registry = new Registry();
     new Counter({
@@ -100,7 +107,7 @@ describe("HTTP server", () => {
       },
     });
     const errors: unknown[] = [];
-    const server = createHttpServer({ host: "127.0.0.1", port: 0, registry, status: () => ({ connections: 0 }), onError: (err) => errors.push(err) });
+    const server = createHttpServer({ host: "127.0.0.1", port: 0, registry, status: () => ({ fields: { connections: 0 } }), onError: (err) => errors.push(err) });
     servers.push(server);
     const reply = await request(await server.listen(), "GET", "/metrics");
     expect([reply.status, errors.length]).toEqual([500, 1]);
@@ -109,7 +116,7 @@ describe("HTTP server", () => {
   it("ends idle keep-alive connections when closing", async () => {
     // Keep-alive and grace periods far beyond the test timeout: close() can only finish by ending the socket itself.
     const registry = new Registry();
-    const server = createHttpServer({ host: "127.0.0.1", port: 0, registry, status: () => ({ connections: 0 }), keepAliveTimeoutMs: 600_000, closeGraceMs: 600_000 });
+    const server = createHttpServer({ host: "127.0.0.1", port: 0, registry, status: () => ({ fields: { connections: 0 } }), keepAliveTimeoutMs: 600_000, closeGraceMs: 600_000 });
     const address = await server.listen();
     const agent = new Agent({ keepAlive: true });
     const reply = await request(address, "GET", "/health", agent);
@@ -131,7 +138,7 @@ describe("HTTP server", () => {
       host: "127.0.0.1",
       port: 0,
       registry: new Registry(),
-      status: () => ({ connections: 0 }),
+      status: () => ({ fields: { connections: 0 } }),
       routes: (request) => {
         seen.push([request.method, request.path, request.query, request.headers["x-probe"], request.remote.startsWith("127.0.0.1:")]);
         return Promise.resolve(request.path === "/extra" ? { status: 201, contentType: "text/plain", body: "made", headers: { "x-extra": "1" } } : undefined);
@@ -139,18 +146,7 @@ describe("HTTP server", () => {
     });
     servers.push(server);
     const address = await server.listen();
-    const made = await new Promise<Reply>((resolve, reject) => {
-      const req = httpRequest({ host: "127.0.0.1", port: address.port, method: "DELETE", path: "/extra?a=1", headers: { "x-probe": "p" } }, (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (body += chunk));
-        res.on("end", () => {
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-        });
-      });
-      req.on("error", reject);
-      req.end();
-    });
+    const made = await request(address, "DELETE", "/extra?a=1", undefined, { "x-probe": "p" });
     const passed = await request(address, "GET", "/other");
     expect([made.status, made.body, made.headers["x-extra"], passed.status, seen]).toEqual([
       201,
@@ -166,7 +162,7 @@ describe("HTTP server", () => {
 
   it("answers 500 when an extra route fails, and keeps serving", async () => {
     const errors: unknown[] = [];
-    const server = createHttpServer({ host: "127.0.0.1", port: 0, registry: new Registry(), status: () => ({ connections: 0 }), routes: () => Promise.reject(new Error("boom")), onError: (err) => errors.push(err) });
+    const server = createHttpServer({ host: "127.0.0.1", port: 0, registry: new Registry(), status: () => ({ fields: { connections: 0 } }), routes: () => Promise.reject(new Error("boom")), onError: (err) => errors.push(err) });
     servers.push(server);
     const address = await server.listen();
     expect([(await request(address, "GET", "/x")).status, (await request(address, "GET", "/health")).status, errors.length]).toEqual([500, 200, 1]);
@@ -174,7 +170,7 @@ describe("HTTP server", () => {
 
   it("refuses to bind a port that is taken", async () => {
     const { address } = await start();
-    const second = createHttpServer({ host: "127.0.0.1", port: address.port, registry: new Registry(), status: () => ({ connections: 0 }) });
+    const second = createHttpServer({ host: "127.0.0.1", port: address.port, registry: new Registry(), status: () => ({ fields: { connections: 0 } }) });
     await expect(second.listen()).rejects.toThrow(/EADDRINUSE/);
   });
 });

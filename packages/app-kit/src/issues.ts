@@ -119,7 +119,12 @@ export function formatIssue(issue: z.core.$ZodIssue, input: unknown, schema: z.Z
     case "too_small":
     case "too_big": {
       if (isPortPath(issue.path)) return [`${prefix}: ${where}: not a port number: ${found} (expected 0..65535)`];
-      if (issue.origin === "string") return [`${prefix}: ${where} must not be empty`];
+      // Never the value: a string may be a secret (a token, a key).
+      if (issue.origin === "string") {
+        if (issue.code === "too_big") return [`${prefix}: ${where} must be at most ${String(issue.maximum)} characters long`];
+        const least = Number(issue.minimum);
+        return [least <= 1 ? `${prefix}: ${where} must not be empty` : `${prefix}: ${where} must be at least ${String(least)} characters long`];
+      }
       const bound = issue.code === "too_small" ? `at least ${String(issue.minimum)}` : `at most ${String(issue.maximum)}`;
       return [`${prefix}: ${where} must be ${bound} (got ${found})`];
     }

@@ -1,0 +1,87 @@
+/**
+ * An app's real entry point as a child process, for its `main.test.ts`: started from its
+ * TypeScript sources (tsx, workspace packages from source), killed after 15 s at the latest.
+ * @module
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+
+/** A started app and the log line that said it listens. */
+export interface StartedApp<R> {
+  readonly child: ChildProcess;
+  readonly record: R;
+}
+
+function spawnEntry(appDir: string, args: readonly string[], stdout: "pipe" | "ignore"): ChildProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@handoff/source", "src/main.ts", ...args], {
+    cwd: appDir,
+    stdio: ["ignore", stdout, "pipe"],
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  child.once("exit", () => {
+    clearTimeout(timer);
+  });
+  return child;
+}
+
+/** Starts `src/main.ts` of the app in `appDir` and resolves with its first log line whose `msg` is `listening`. */
+export async function startApp<R extends { readonly msg: string }>(appDir: string, args: readonly string[], listening: string): Promise<StartedApp<R>> {
+  const child = spawnEntry(appDir, args, "pipe");
+  if (child.stdout === null) throw new Error("no stdout pipe");
+  for await (const line of createInterface({ input: child.stdout })) {
+    const record = JSON.parse(line) as R;
+    if (record.msg === listening) return { child, record };
+  }
+  throw new Error(`exited before "${listening}"`);
+}
+
+/** Runs `src/main.ts` of the app in `appDir` to its end; resolves with the exit code and what it wrote to stderr. */
+export async function runApp(appDir: string, args: readonly string[]): Promise<{ readonly code: number | null; readonly stderr: string }> {
+  const child = spawnEntry(appDir, args, "ignore");
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, "exit")) as [number | null];
+  return { code, stderr };
+}
+
+/** Sends `signal` and resolves with the exit code. */
+export async function stopApp(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
+  const exited = once(child, "exit");
+  child.kill(signal);
+  const [code] = (await exited) as [number | null];
+  return code;
+}
+
+/** The two checks every app's entry point passes, for {@link entryPointTests}. */
+export interface EntryPointCase {
+  /** The app's folder (holding `src/main.ts`). */
+  readonly appDir: string;
+  /** Flags that start it on free loopback ports. */
+  readonly args: readonly string[];
+  /** The `msg` of the line it logs once it listens. */
+  readonly listening: string;
+  /** The field of that line holding its main port (`mqtt`, `http`). */
+  readonly portField: string;
+}
+
+/** What {@link entryPointTests} asks of the test framework (vitest's `it` and `expect`). */
+export interface TestApi {
+  readonly it: (name: string, test: () => Promise<void>) => void;
+  readonly expect: (value: unknown) => { toBe(expected: unknown): void; toBeGreaterThan(expected: number): void; toMatch(expected: RegExp): void };
+}
+
+/** Defines the entry point's tests: it listens on the port it logs and exits 0 on SIGINT; a bad flag exits 2 with a message. */
+export function entryPointTests({ it, expect }: TestApi, app: EntryPointCase): void {
+  it("listens on the port it logs and exits 0 on SIGINT", async () => {
+    const { child, record } = await startApp<{ readonly msg: string; readonly [field: string]: unknown }>(app.appDir, app.args, app.listening);
+    expect(record[app.portField]).toBeGreaterThan(0);
+    expect(await stopApp(child, "SIGINT")).toBe(0);
+  });
+
+  it("exits 2 with a message on a bad flag", async () => {
+    const { code, stderr } = await runApp(app.appDir, ["--port", "nope"]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/not a port number/);
+  });
+}

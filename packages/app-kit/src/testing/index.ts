@@ -1,0 +1,6 @@
+/**
+ * Test helpers for the apps' entry points and settings (`@handoff/app-kit/testing`).
+ * @module
+ */
+export { entryPointTests, runApp, startApp, stopApp, type EntryPointCase, type StartedApp, type TestApi } from "./app-process.js";
+export { configErrorOf } from "./config-error.js";
