@@ -10,10 +10,14 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { closeAll, openMany } from "./client.js";
 import type { GeneratorJob, GeneratorResult } from "./peers-generator.js";
-import { aedes, handoffWith, mosquitto, pinBrokers, which, type Target, type TargetKind } from "./targets.js";
+import { aedes, cpuOf, handoffWith, mosquitto, pinBrokers, which, type Target, type TargetKind } from "./targets.js";
 
+// BENCH_MEASURE_MS lengthens the window (for a profile); BENCH_ONLY=fanin-qos1,... and
+// BENCH_BROKERS="handoff (memory),..." pick rows and columns; BENCH_PROF=<dir> profiles handoff.
 const WARMUP_MS = 1000;
-const MEASURE_MS = 3000;
+const MEASURE_MS = Number(process.env["BENCH_MEASURE_MS"] ?? 3000);
+const only = process.env["BENCH_ONLY"]?.split(",");
+const brokers = process.env["BENCH_BROKERS"]?.split(",");
 const IDLE_CLIENTS = 5000;
 const brokerDir = fileURLToPath(new URL("..", import.meta.url));
 const taskset = which("taskset");
@@ -31,7 +35,7 @@ interface Scenario {
   readonly metric: "delivered" | "latency";
 }
 
-const SCENARIOS: readonly Scenario[] = [
+const ALL_SCENARIOS: readonly Scenario[] = [
   {
     key: "fanin-qos1",
     label: "QoS 1 fan-in, 10 publishers flooding -> 1 wildcard subscriber, delivered/s",
@@ -63,6 +67,8 @@ const SCENARIOS: readonly Scenario[] = [
   },
 ];
 
+const SCENARIOS = ALL_SCENARIOS.filter((s) => only === undefined || only.includes(s.key));
+
 interface Row {
   readonly deliveredPerSec: number;
   readonly sentPerSec: number;
@@ -71,6 +77,12 @@ interface Row {
   readonly p99Ms: number | undefined;
   readonly drops: number | undefined;
   readonly note: string | undefined;
+  /** Broker CPU (utime + stime) over the measured window, as a share of one core. */
+  readonly serverCpu: number | undefined;
+  /** Broker CPU per delivery in the window, microseconds: comparable when the machine is loaded. */
+  readonly cpuUsPerDelivery: number | undefined;
+  /** The generator processes' CPU over the window, as a share of one core (near 100%: generator-bound). */
+  readonly generatorCpu: number | undefined;
 }
 
 interface Message {
@@ -79,7 +91,7 @@ interface Message {
   error?: string;
 }
 
-function generator(job: GeneratorJob): { ready: Promise<void>; go: () => void; result: Promise<GeneratorResult> } {
+function generator(job: GeneratorJob): { pid: number | undefined; ready: Promise<void>; go: () => void; result: Promise<GeneratorResult> } {
   const args = ["--import", "tsx", "--conditions=@handoff/source", "bench/peers-generator.ts", JSON.stringify(job)];
   const [command, ...rest] = [...generatorPrefix, process.execPath, ...args];
   const child = spawn(command ?? process.execPath, rest, { cwd: brokerDir, stdio: ["ignore", "inherit", "inherit", "ipc"] });
@@ -113,7 +125,7 @@ function generator(job: GeneratorJob): { ready: Promise<void>; go: () => void; r
     });
   });
   result.catch(() => undefined);
-  return { ready: readyP, go: () => child.send({ go: true }), result };
+  return { pid: child.pid, ready: readyP, go: () => child.send({ go: true }), result };
 }
 
 async function totalDrops(t: Target): Promise<number | undefined> {
@@ -141,9 +153,25 @@ async function run(t: Target, version: 4 | 5, s: Scenario): Promise<Row> {
   await subs.ready;
   const pubs = generator({ role: "publishers", port: t.port, version, ...s.publishers, ...timing });
   await pubs.ready;
+  // CPU is sampled at the edges of the generators' measured window (they time it themselves, from
+  // `go`); the IPC round adds a millisecond or so against a 3 s window.
+  const cpu = (): { server: number | undefined; generator: number } => ({ server: t.cpuSeconds(), generator: (cpuOf(subs.pid ?? 0) ?? 0) + (cpuOf(pubs.pid ?? 0) ?? 0) });
+  let window: { start?: ReturnType<typeof cpu>; end?: ReturnType<typeof cpu>; t0?: number; t1?: number } = {};
+  const sample = (edge: "start" | "end", ms: number): NodeJS.Timeout =>
+    setTimeout(() => {
+      window = edge === "start" ? { ...window, start: cpu(), t0: performance.now() } : { ...window, end: cpu(), t1: performance.now() };
+    }, ms);
   subs.go();
   pubs.go();
-  const [sub, pub] = await Promise.all([subs.result, pubs.result]);
+  const timers = [sample("start", WARMUP_MS), sample("end", WARMUP_MS + MEASURE_MS)];
+  const [sub, pub] = await Promise.all([subs.result, pubs.result]).finally(() => {
+    for (const x of timers) clearTimeout(x);
+  });
+  // On a loaded machine this process's timer can fire after the generators reported: sample now.
+  const { start } = window;
+  const end = window.end ?? cpu();
+  const seconds = ((window.t1 ?? performance.now()) - (window.t0 ?? 0)) / 1000;
+  const serverCpuS = start?.server === undefined || end.server === undefined ? undefined : end.server - start.server;
   await new Promise((resolve) => setTimeout(resolve, 300)); // let the broker see the clients go
   const after = await totalDrops(t);
   const lost = sub.lost + pub.lost;
@@ -155,6 +183,9 @@ async function run(t: Target, version: 4 | 5, s: Scenario): Promise<Row> {
     p99Ms: sub.p99Ms,
     drops: before === undefined || after === undefined ? undefined : after - before,
     note: lost > 0 ? `${String(lost)} client(s) closed by the broker` : undefined,
+    serverCpu: serverCpuS === undefined || seconds <= 0 ? undefined : serverCpuS / seconds,
+    cpuUsPerDelivery: serverCpuS === undefined || sub.messages === 0 ? undefined : (serverCpuS / sub.messages) * 1e6,
+    generatorCpu: start === undefined || seconds <= 0 ? undefined : (end.generator - start.generator) / seconds,
   };
 }
 
@@ -175,12 +206,13 @@ async function memoryPerClient(t: Target, count: number): Promise<{ perClientByt
 }
 
 const mosquittoPath = which("mosquitto");
-const kinds: { kind: TargetKind; version: 4 | 5 }[] = [
+const allKinds: { kind: TargetKind; version: 4 | 5 }[] = [
   { kind: handoffWith("sqlite"), version: 5 },
   { kind: handoffWith("memory"), version: 5 },
   ...(mosquittoPath === undefined ? [] : [{ kind: mosquitto(mosquittoPath), version: 5 as const }]),
   { kind: aedes, version: 4 },
 ];
+const kinds = allKinds.filter(({ kind }) => brokers === undefined || brokers.includes(kind.name));
 console.log(`peers bench: node ${process.version}, ${String(cpus().length)} CPU(s); ${String(WARMUP_MS)} ms warm-up + ${String(MEASURE_MS)} ms measured per row; 64-byte payloads`);
 console.log(taskset !== undefined && twoCores ? "broker pinned to CPU 0, generator processes to CPU 1 (taskset)" : "no taskset (or one CPU): broker and generator not pinned");
 console.log(mosquittoPath === undefined ? "mosquitto: skipped, not installed (Debian: apt-get install mosquitto)" : `mosquitto: ${mosquittoPath}`);
@@ -213,7 +245,8 @@ const names = kinds.map((x) => x.kind.name);
 const cell = (s: Scenario, r: Row | string | undefined): string => {
   if (r === undefined) return "-";
   if (typeof r === "string") return `failed: ${r}`;
-  const drops = r.drops !== undefined && r.drops > 0 ? ` (${String(r.drops)} dropped)` : "";
+  // Fan-in QoS 1 must drop nothing (#22): its cell always says so where the broker counts drops.
+  const drops = r.drops !== undefined && (r.drops > 0 || s.key === "fanin-qos1") ? ` (${String(r.drops)} dropped)` : "";
   if (s.metric === "latency") return `${r.p50Ms?.toFixed(1) ?? "?"} / ${r.p99Ms?.toFixed(1) ?? "?"}${drops}`;
   const extra = s.key === "fanin-qos0" ? ` (${k(r.sentPerSec)})` : s.key === "fanin-qos1" ? ` (${k(r.ackedPerSec)} acked)` : "";
   return `${k(r.deliveredPerSec)}${extra}${drops}${r.note === undefined ? "" : ` [${r.note}]`}`;
@@ -230,6 +263,19 @@ console.log(
     .join(" | ")} |`,
 );
 
+console.log("\nBroker CPU per delivery over the measured window, µs (broker CPU share of one core; generator processes' CPU share):");
+console.log(`| scenario | ${names.join(" | ")} |`);
+console.log(`|---|${names.map(() => "---").join("|")}|`);
+const pct = (x: number | undefined): string => (x === undefined ? "?" : `${(x * 100).toFixed(0)}%`);
+for (const s of SCENARIOS) {
+  const cells = names.map((n) => {
+    const r = results[s.key]?.[n];
+    if (r === undefined || typeof r === "string") return "-";
+    return `${r.cpuUsPerDelivery?.toFixed(1) ?? "?"} (${pct(r.serverCpu)}; gen ${pct(r.generatorCpu)})`;
+  });
+  console.log(`| ${s.key} | ${cells.join(" | ")} |`);
+}
+
 const report = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, pinned: taskset !== undefined && twoCores, results, memory };
 const resultsDir = new URL("./results/", import.meta.url);
 mkdirSync(resultsDir, { recursive: true });
@@ -245,6 +291,17 @@ if (existsSync(baselineUrl)) {
       const now = results[s.key]?.[n];
       const then = baseline.results[s.key]?.[n];
       return typeof now === "object" && typeof then === "object" && then.deliveredPerSec > 0 ? `${n} ${(now.deliveredPerSec / then.deliveredPerSec).toFixed(2)}x` : `${n} -`;
+    });
+    console.log(`  ${s.key}: ${parts.join(", ")}`);
+  }
+  console.log("broker CPU µs per delivery now / then (lower is better; baselines without it show -):");
+  for (const s of SCENARIOS) {
+    const parts = names.map((n) => {
+      const now = results[s.key]?.[n];
+      const then = baseline.results[s.key]?.[n];
+      const a = typeof now === "object" ? now.cpuUsPerDelivery : undefined;
+      const b = typeof then === "object" ? then.cpuUsPerDelivery : undefined;
+      return a !== undefined && b !== undefined && b > 0 ? `${n} ${(a / b).toFixed(2)}x` : `${n} -`;
     });
     console.log(`  ${s.key}: ${parts.join(", ")}`);
   }

@@ -167,6 +167,8 @@ async function scrapeDrops(port: number): Promise<ReadonlyMap<string, number> | 
 }
 
 const tsxArgs = ["--import", "tsx", "--conditions=@handoff/source"];
+/** `BENCH_PROF=<dir>`: handoff runs with --cpu-prof into `<dir>` (written when it exits on SIGTERM). */
+const profArgs = process.env["BENCH_PROF"] === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env["BENCH_PROF"]}`];
 
 /** handoff's own main.ts, MQTT over TCP only, with `storage`, connection limit raised to 20k. */
 export function handoffWith(storage: "memory" | "sqlite"): TargetKind {
@@ -192,7 +194,7 @@ export function handoffWith(storage: "memory" | "sqlite"): TargetKind {
           limits: { maxConnections: 20_000 },
         }),
       );
-      const target = await spawnBroker(storage === "memory" ? "handoff" : "handoff (SQLite)", process.execPath, [...tsxArgs, "src/main.ts", "--config", config], () => {
+      const target = await spawnBroker(storage === "memory" ? "handoff" : "handoff (SQLite)", process.execPath, [...profArgs, ...tsxArgs, "src/main.ts", "--config", config], () => {
         rmSync(dir, { recursive: true, force: true });
       }).catch((err: unknown) => {
         rmSync(dataDir, { recursive: true, force: true });
