@@ -1,219 +1,193 @@
 /**
- * Relay benchmark: 1 publisher → 1, 100 and 1000 subscribers over WebSocket on loopback, against a plain
- * `ws` broadcast server relaying the same bytes. Prints delivered groups/s and frames/s, p50/p99
- * latency (publish → subscriber read) and the server's RSS, and the relay/ws ratios.
- * The relay and the ws server each run in their own process; clients run here.
- * Run: pnpm --filter relay bench
+ * Relay benchmark (issues #22 and #25): 1 publisher at 50 groups/s x 5 frames x 1,000 B to 1, 100
+ * and 1,000 subscribers, against a plain `ws` broadcast of the same bytes in the same run. The
+ * server under test runs alone on CPU 0; the publisher and up to four subscriber processes on CPU 1
+ * (taskset, when present). Subscribers: the minimal client at lite-04, lite-05 and lite-06 (so the
+ * client side costs little and the relay's cost shows), `@moq/lite` 0.2.2 and `@moq/net` 0.3.
+ * Prints frames/s (within the publishing time + 0.5 s), the share delivered once delivery stopped,
+ * p50/p99, server CPU and CPU µs per delivered frame over the whole delivery (the figure that stays
+ * comparable on a loaded machine), server RSS and the clients' CPU.
+ *
+ * Run: pnpm --filter relay bench. BENCH_SUBS=1,100 and BENCH_KINDS="minimal lite-04,ws" pick rows;
+ * BENCH_PROF=<dir> writes a --cpu-prof profile of each server run into <dir>.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
-import * as Moq from "@moq/lite";
-import WebSocket from "ws";
-import { connect, installPolyfills } from "../src/e2e/harness.js";
-import { rawSubscriber, type RawSubscriber } from "../src/e2e/raw-subscriber.js";
+import { cpuSeconds, pinned, rssMiB, startClient, startServer, type ClientProcess, type Server } from "./processes.js";
+import type { ClientJob, ClientReply } from "./clients.js";
+import type { Pace } from "./publisher.js";
+import { merge, quantiles, type Histogram } from "./stats.js";
+import { RELAY_KINDS, type SubscriberKind } from "./subscribers.js";
 
-const GROUPS_PER_S = 50;
-const FRAMES_PER_GROUP = 5;
-const FRAME_BYTES = 1000;
 const SECONDS = 4;
-const appDir = new URL("../", import.meta.url).pathname;
+const PACE: Pace = { groupsPerS: 50, framesPerGroup: 5, frameBytes: 1000, groups: 50 * SECONDS };
+/** frames/s counts what arrived this long after the publisher is done. */
+const DRAIN_MS = 500;
+/** After that, the bench waits for the rest while the count grows (1 s without progress ends it), up to this long. */
+const SETTLE_MAX_MS = 20_000;
+const MAX_CLIENT_PROCESSES = 4;
+const RUN_TIMEOUT_MS = 180_000;
 
-interface Result {
-  cpuS: number;
-  /** CPU of this process (the clients) while the relay ran; the clients are heavier than ws ones. */
-  clientCpuS?: number;
-  groups: number;
-  frames: number;
-  latencies: number[];
-  rssMiB: number;
-  seconds: number;
+interface Row {
+  /** Frames delivered within the publishing time + DRAIN_MS, per second of publishing. */
+  readonly framesPerS: number;
+  /** Delivered frames, once the count stopped growing / frames owed (published x subscribers). */
+  readonly delivered: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** Server CPU over the run, share of one core. */
+  readonly cpu: number;
+  /** Server CPU from the first frame published until delivery stopped, per delivered frame, µs. */
+  readonly usPerFrame: number;
+  readonly rss: number;
+  /** Publisher + subscriber processes' CPU, share of one core. */
+  readonly clientCpu: number;
+  /** Group streams the relay reset (counted by the minimal clients). */
+  readonly resets: number;
 }
 
-function rssMiB(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  const line = readFileSync(`/proc/${String(pid)}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
-  return Number(line?.replace(/\D+/g, "") ?? 0) / 1024;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function server(kind: SubscriberKind): Promise<Server> {
+  return kind === "ws"
+    ? startServer("bench/ws-server.ts", [], /port=(\d+)/)
+    : startServer("src/main.ts", ["--host", "127.0.0.1", "--port", "0", "--log-level", "info"], /"http":(\d+)/);
 }
 
-/** User+system CPU seconds the process used so far. */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  const fields = readFileSync(`/proc/${String(pid)}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / 100;
-}
-
-function frame(seq: number): Uint8Array {
-  const out = new Uint8Array(FRAME_BYTES);
-  const view = new DataView(out.buffer);
-  view.setFloat64(0, performance.timeOrigin + performance.now());
-  view.setUint32(8, seq);
-  return out;
-}
-
-function latencyOf(payload: Uint8Array): number {
-  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-  return performance.timeOrigin + performance.now() - view.getFloat64(0);
-}
-
-async function spawnServer(args: string[], ready: RegExp): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, args, { cwd: appDir, stdio: ["ignore", "pipe", "inherit"] });
-  const lines = createInterface({ input: child.stdout });
-  for await (const line of lines) {
-    const m = ready.exec(line);
-    if (m?.[1] !== undefined) {
-      // Keep draining the child's logs so a full pipe never blocks it.
-      child.stdout.resume();
-      return { child, port: Number(m[1]) };
-    }
-  }
-  throw new Error("server exited before listening");
-}
-
-async function runRelay(subscribers: number): Promise<Result> {
-  const { child, port } = await spawnServer(
-    [...(process.env["BENCH_PROF"] === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir=/tmp/prof"]), "--import", "tsx", "--conditions=@handoff/source", "src/main.ts", "--host", "127.0.0.1", "--port", "0", "--log-level", "info"],
-    /"http":(\d+)/,
-  );
+async function measure(kind: SubscriberKind, subscribers: number): Promise<Row> {
+  const s = await server(kind);
+  const clients: ClientProcess<ClientReply>[] = [];
   try {
-    const pub = await connect(port, "", "lite-04");
-    const broadcast = new Moq.Broadcast();
-    pub.publish(Moq.Path.from("bench/bench"), broadcast);
-    await new Promise((r) => setTimeout(r, 200));
-    const result: Result = { cpuS: 0, groups: 0, frames: 0, latencies: [], rssMiB: 0, seconds: SECONDS };
-    const sockets: RawSubscriber[] = [];
-    for (let i = 0; i < subscribers; i++) {
-      sockets.push(
-        await rawSubscriber(port, {
-          path: "bench",
-          broadcast: "bench",
-          track: "data",
-          onFrame: (p) => {
-            result.frames += 1;
-            result.latencies.push(latencyOf(p));
-          },
-          onGroup: () => (result.groups += 1),
-        }),
-      );
+    const job = (j: ClientJob): ClientProcess<ClientReply> => {
+      const c = startClient<ClientReply>(j);
+      clients.push(c);
+      return c;
+    };
+    const pub = job({ role: "publisher", server: kind === "ws" ? "ws" : "relay", port: s.port, pace: PACE });
+    await pub.ask({ cmd: "ready" });
+    const processes = Math.min(MAX_CLIENT_PROCESSES, subscribers);
+    const subs = Array.from({ length: processes }, (_, i) =>
+      job({ role: "subscribers", kind, port: s.port, count: Math.floor(subscribers / processes) + (i < subscribers % processes ? 1 : 0) }),
+    );
+    await Promise.all(subs.map((c) => c.ask({ cmd: "ready" })));
+    await sleep(300);
+    const clientCpu = (): number => clients.reduce((n, c) => n + cpuSeconds(c.pid), 0);
+    const cpu0 = cpuSeconds(s.child.pid);
+    const client0 = clientCpu();
+    const t0 = performance.now();
+    await pub.ask({ cmd: "go" });
+    await sleep(DRAIN_MS);
+    const owed = PACE.groups * PACE.framesPerGroup * subscribers;
+    const count = async (): Promise<number> => (await Promise.all(subs.map((c) => c.ask({ cmd: "count" })))).reduce((n, r) => n + ("count" in r ? r.count : 0), 0);
+    const inWindow = await count();
+    // Then the rest: CPU per frame covers all the work on the frames that arrived.
+    const settleEnd = performance.now() + SETTLE_MAX_MS;
+    for (let last = -1, now = inWindow; now < owed && now > last && performance.now() < settleEnd; ) {
+      await sleep(1000);
+      last = now;
+      now = await count();
     }
-    const req = await broadcast.requested();
-    if (!req) throw new Error("track not requested");
-    await new Promise((r) => setTimeout(r, 300));
-    const cpuBefore = cpuSeconds(child.pid);
-    const clientBefore = process.cpuUsage();
-    await drive(GROUPS_PER_S * SECONDS, (g) => {
-      const group = req.track.appendGroup();
-      for (let f = 0; f < FRAMES_PER_GROUP; f++) group.writeFrame(frame(g));
-      group.close();
-    });
-    await new Promise((r) => setTimeout(r, 500));
-    result.rssMiB = rssMiB(child.pid);
-    result.cpuS = cpuSeconds(child.pid) - cpuBefore;
-    const client = process.cpuUsage(clientBefore);
-    result.clientCpuS = (client.user + client.system) / 1e6;
-    for (const s of sockets) s.close();
-    pub.close();
-    return result;
-  } finally {
-    child.kill("SIGINT");
-  }
-}
-
-const WS_SERVER = `
-import { WebSocketServer } from "ws";
-const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
-wss.on("listening", () => console.log("port=" + wss.address().port));
-wss.on("connection", (ws, req) => {
-  if (req.url === "/pub") ws.on("message", (data) => { for (const c of wss.clients) if (c !== ws) c.send(data); });
-});`;
-
-async function runWs(subscribers: number): Promise<Result> {
-  const { child, port } = await spawnServer(["--input-type=module", "-e", WS_SERVER], /port=(\d+)/);
-  try {
-    const result: Result = { cpuS: 0, groups: 0, frames: 0, latencies: [], rssMiB: 0, seconds: SECONDS };
-    const subs: WebSocket[] = [];
-    for (let i = 0; i < subscribers; i++) {
-      const ws = new WebSocket(`ws://127.0.0.1:${String(port)}/sub`);
-      await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
-      ws.on("message", (data: Buffer) => {
-        const p = new Uint8Array(data);
-        result.frames += 1;
-        // One message per frame; the first frame of a group counts the group.
-        if (p[12] === 0) result.groups += 1;
-        result.latencies.push(latencyOf(p));
-      });
-      subs.push(ws);
+    const cpu = cpuSeconds(s.child.pid) - cpu0;
+    if (process.env["BENCH_PROF"] !== undefined) {
+      const at = (t: number): string => ((t - s.startedAt) / 1000).toFixed(1);
+      console.log(`    ${kind} profile (pid ${String(s.child.pid)}): publishing and delivery in --from ${at(t0)} --to ${at(performance.now())}`);
     }
-    const pub = new WebSocket(`ws://127.0.0.1:${String(port)}/pub`);
-    await new Promise((resolve, reject) => pub.once("open", resolve).once("error", reject));
-    const cpuBefore = cpuSeconds(child.pid);
-    await drive(GROUPS_PER_S * SECONDS, (g) => {
-      for (let f = 0; f < FRAMES_PER_GROUP; f++) {
-        const p = frame(g);
-        p[12] = f;
-        pub.send(p);
-      }
-    });
-    await new Promise((r) => setTimeout(r, 500));
-    result.rssMiB = rssMiB(child.pid);
-    result.cpuS = cpuSeconds(child.pid) - cpuBefore;
-    for (const s of subs) s.terminate();
-    pub.terminate();
-    return result;
+    const clientCpuS = clientCpu() - client0;
+    const elapsed = (performance.now() - t0) / 1000;
+    const rss = rssMiB(s.child.pid);
+    const latency: Histogram = new Map();
+    let frames = 0;
+    let resets = 0;
+    for (const r of await Promise.all(subs.map((c) => c.ask({ cmd: "report" })))) {
+      if (!("frames" in r)) continue;
+      frames += r.frames;
+      resets += r.resets;
+      merge(latency, r.latency);
+    }
+    const [p50 = Number.NaN, p99 = Number.NaN] = quantiles(latency, [0.5, 0.99]);
+    return {
+      framesPerS: inWindow / SECONDS,
+      delivered: frames / owed,
+      p50,
+      p99,
+      cpu: cpu / elapsed,
+      usPerFrame: frames === 0 ? Number.NaN : (cpu / frames) * 1e6,
+      rss,
+      clientCpu: clientCpuS / elapsed,
+      resets,
+    };
   } finally {
-    child.kill("SIGINT");
+    for (const c of clients) c.kill();
+    await s.stop();
   }
 }
 
-/** Calls `send(g)` for g = 0..count-1 at GROUPS_PER_S. */
-async function drive(count: number, send: (g: number) => void): Promise<void> {
-  const start = performance.now();
-  for (let g = 0; g < count; g++) {
-    const due = start + (g * 1000) / GROUPS_PER_S;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    send(g);
-  }
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-function summary(r: Result): { groupsPerS: number; framesPerS: number; p50: number; p99: number; rss: number; cpu: number; clientCpu: number } {
-  const sorted = [...r.latencies].sort((a, b) => a - b);
-  return { groupsPerS: r.groups / r.seconds, framesPerS: r.frames / r.seconds, p50: pct(sorted, 50), p99: pct(sorted, 99), rss: r.rssMiB, cpu: (100 * r.cpuS) / r.seconds, clientCpu: (100 * (r.clientCpuS ?? 0)) / r.seconds };
-}
-
-async function main(): Promise<void> {
-  installPolyfills();
-  // @moq/qmux 0.0.6 can enqueue into a stream controller it already closed when frames race its
-  // teardown (an uncaught TypeError ERR_INVALID_STATE); that only ends the client, not the run.
-  process.on("uncaughtException", (err: Error & { code?: string }) => {
-    if (err.code !== "ERR_INVALID_STATE") throw err;
+async function bounded(kind: SubscriberKind, subscribers: number): Promise<Row | string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(`no result within ${String(RUN_TIMEOUT_MS / 1000)} s`);
+    }, RUN_TIMEOUT_MS);
   });
-  for (const level of ["debug", "log", "info", "warn"] as const) console[level] = () => undefined;
-  // "fatal error running connection undefined" was @moq/lite logging its own clean close: when a
-  // run ends, @moq/qmux 0.0.6 errors the open streams of a session closed without an error with
-  // `undefined` (it passes its unset close error), so @moq/lite's run loop rejects with it. Not
-  // a relay failure; any other error still prints.
-  const error = console.error.bind(console);
-  console.error = (...args: unknown[]) => {
-    if (args[0] === "fatal error running connection" && args[1] === undefined) return;
-    error(...args);
-  };
-  const out = (line: string): boolean => process.stdout.write(`${line}\n`);
-  out(`publish: ${String(GROUPS_PER_S)} groups/s x ${String(FRAMES_PER_GROUP)} frames x ${String(FRAME_BYTES)} B for ${String(SECONDS)} s`);
-  for (const n of (process.env["BENCH_SUBS"] ?? "1,100,1000").split(",").map(Number)) {
-    const relay = summary(await runRelay(n));
-    const ws = summary(await runWs(n));
-    const f = (x: number): string => x.toFixed(1);
-    out(`\n${String(n)} subscriber(s)`);
-    out(`  relay : ${f(relay.groupsPerS)} groups/s  ${f(relay.framesPerS)} frames/s  p50 ${f(relay.p50)} ms  p99 ${f(relay.p99)} ms  RSS ${f(relay.rss)} MiB  server CPU ${f(relay.cpu)} %  (client CPU ${f(relay.clientCpu)} %)`);
-    out(`  ws    : ${f(ws.groupsPerS)} groups/s  ${f(ws.framesPerS)} frames/s  p50 ${f(ws.p50)} ms  p99 ${f(ws.p99)} ms  RSS ${f(ws.rss)} MiB  server CPU ${f(ws.cpu)} %`);
-    out(`  ratio relay/ws: frames/s ${(relay.framesPerS / ws.framesPerS).toFixed(2)}  p50 ${(relay.p50 / ws.p50).toFixed(2)}  p99 ${(relay.p99 / ws.p99).toFixed(2)}  RSS ${(relay.rss / ws.rss).toFixed(2)}`);
+  try {
+    return await Promise.race([measure(kind, subscribers).catch((err: unknown) => (err instanceof Error ? err.message : String(err))), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
-  process.exit(0);
 }
 
-void main();
+const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : "-");
+const ratio = (a: number, b: number): string => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : "-");
+
+function printTable(rows: readonly (readonly string[])[]): void {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  const line = (row: readonly string[]): string => row.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  const [header, ...body] = rows;
+  if (header === undefined) return;
+  console.log(line(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of body) console.log(line(row));
+}
+
+const sizes = (process.env["BENCH_SUBS"] ?? "1,100,1000").split(",").map(Number);
+const only = process.env["BENCH_KINDS"]?.split(",").map((k) => k.trim());
+const kinds = (["ws", ...RELAY_KINDS] as const).filter((k) => only === undefined || only.includes(k));
+console.log(`relay bench: node ${process.version}; ${String(PACE.groupsPerS)} groups/s x ${String(PACE.framesPerGroup)} frames x ${String(PACE.frameBytes)} B for ${String(SECONDS)} s`);
+console.log(pinned ? "server pinned to CPU 0; publisher and subscriber processes (up to 4) to CPU 1 (taskset)" : "no taskset (or one CPU): processes not pinned");
+console.log("CPU µs/frame = server utime+stime over the run / frames delivered; the machine may be shared, rates are noisy, CPU per frame less so");
+for (const n of sizes) {
+  const results = new Map<SubscriberKind, Row | string>();
+  for (const kind of kinds) {
+    process.stdout.write(`  ${String(n)} x ${kind}...\n`);
+    results.set(kind, await bounded(kind, n));
+  }
+  const ws = results.get("ws");
+  const header = ["subscribers: " + String(n), "frames/s", "delivered", "groups reset", "p50 ms", "p99 ms", "server CPU", "CPU µs/frame", "RSS MiB", "client CPU", "frames/s vs ws", "p99 vs ws", "µs/frame vs ws"];
+  const failures: string[] = [];
+  const rows = [...results].map(([kind, r]) => {
+    if (typeof r === "string") {
+      failures.push(`  ${kind}: ${r}`);
+      return [kind, "failed", ...header.slice(2).map(() => "")];
+    }
+    const vs = typeof ws === "object" && kind !== "ws";
+    return [
+      kind,
+      f1(r.framesPerS),
+      `${(r.delivered * 100).toFixed(1)}%`,
+      kind.startsWith("minimal") ? String(r.resets) : "-",
+      f1(r.p50),
+      f1(r.p99),
+      `${(r.cpu * 100).toFixed(0)}%`,
+      f1(r.usPerFrame),
+      f1(r.rss),
+      `${(r.clientCpu * 100).toFixed(0)}%`,
+      vs ? ratio(r.framesPerS, ws.framesPerS) : "-",
+      vs ? ratio(r.p99, ws.p99) : "-",
+      vs ? ratio(r.usPerFrame, ws.usPerFrame) : "-",
+    ];
+  });
+  console.log("");
+  printTable([header, ...rows]);
+  for (const line of failures) console.log(line);
+  console.log("");
+}
+process.exit(0);
