@@ -2,8 +2,10 @@
 // repository root after `pnpm install` (which builds the apps): every command the READMEs show.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { pnpm } from "./test-helpers.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 
@@ -47,5 +49,38 @@ describe("the apps' bins", () => {
     const { code, stderr } = await bin("handoff-relay", ["--port", "nope"]);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^handoff-relay: --port: not a port number: "nope"/);
+  });
+
+  it("pnpm --filter <app> exec handoff-<app> --help works, as the apps' READMEs show it", async () => {
+    const outputs = await Promise.all(["broker", "relay"].map((app) => pnpm(["--filter", app, "exec", `handoff-${app}`, "--help"], { cwd: root })));
+    expect(outputs.map(({ stdout }) => /^Usage: handoff-(broker|relay) \[options\]/m.exec(stdout)?.[1])).toEqual(["broker", "relay"]);
+  });
+
+  it("handoff-relay takes the README's CORS, drain and admin settings, serves /metrics on its port to the token, and warns once about a deprecated name", async () => {
+    const token = "bins-test-admin-token-0123";
+    const child = spawn(`${root}node_modules/.bin/handoff-relay`, ["--host", "127.0.0.1", "--port", "0", "--cors-origin", "https://app.example", "--drain-timeout", "0"], {
+      cwd: root,
+      env: { ...process.env, HANDOFF_RELAY_ADMIN_TOKEN: token, HANDOFF_LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const records: { msg: string; http?: number }[] = [];
+    for await (const line of createInterface({ input: child.stdout })) {
+      records.push(JSON.parse(line) as { msg: string; http?: number });
+      if (records.at(-1)?.msg === "relay listening") break;
+    }
+    const base = `http://127.0.0.1:${String(records.at(-1)?.http ?? 0)}`;
+    const preflight = await fetch(`${base}/announced`, { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "GET" } });
+    const metrics = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    const exited = once(child, "exit");
+    child.kill("SIGINT");
+    const [code] = (await exited) as [number | null];
+    expect([
+      records.filter((record) => record.msg.includes("deprecated")).map((record) => record.msg),
+      preflight.status,
+      preflight.headers.get("access-control-allow-origin"),
+      metrics.status,
+      (await metrics.text()).includes('relay_sessions'),
+      code,
+    ]).toEqual([["HANDOFF_LOG_LEVEL is deprecated and will go away: use HANDOFF_RELAY_LOG_LEVEL"], 204, "https://app.example", 200, true, 0]);
   });
 });

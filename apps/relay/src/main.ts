@@ -54,6 +54,7 @@ async function main(): Promise<void> {
       trackLingerMs: config.trackLingerMs,
       closeGraceMs: config.closeGraceMs,
       redirect: config.cluster.redirect,
+      corsOrigins: config.corsOrigins,
       ...(config.adminToken === undefined ? {} : { adminToken: config.adminToken }),
       ...(config.hopId === undefined ? {} : { hopId: config.hopId }),
       ...(cert === undefined || key === undefined ? {} : { tls: { cert, key } }),

@@ -3,6 +3,7 @@
  * loading and its errors, log levels, signals and shutdown, the `/health` server.
  * @module
  */
+export { bearerMatches } from "./bearer.js";
 export { ConfigError } from "./config-error.js";
 export { commandLine, runMain, settingsOrExit } from "./entry.js";
 export {

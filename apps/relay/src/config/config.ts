@@ -43,7 +43,9 @@ export interface RelayConfig {
     /** Refuse tokens without `exp`. */
     readonly requireExp: boolean;
   };
-  /** Bearer token of `POST /goaway` (none: the endpoint refuses every call). */
+  /** Origins whose pages may read `/announced` and `/fetch` (CORS; `*` for any); none by default. */
+  readonly corsOrigins: readonly string[];
+  /** Bearer token of `POST /goaway`, and of `/metrics` on the main port (none: both refuse every call). */
   readonly adminToken: string | undefined;
   readonly limits: Limits;
   readonly cluster: ClusterConfig;
@@ -89,6 +91,7 @@ export const defaults: RelayConfig = {
   tcpAccess: "public",
   trackLingerMs: 5000,
   closeGraceMs: 2000,
+  corsOrigins: [],
   tls: { cert: undefined, key: undefined, ca: undefined },
   auth: { key: undefined, publicSubscribe: [], publicPublish: [], audience: [], issuer: [], requireExp: true },
   adminToken: undefined,
@@ -153,6 +156,7 @@ export function parseConfig(argv: readonly string[], env: Env, readFile: (path: 
       tcpAccess: file.tcpAccess ?? defaults.tcpAccess,
       trackLingerMs: file.trackLingerMs ?? defaults.trackLingerMs,
       closeGraceMs: file.closeGraceMs ?? defaults.closeGraceMs,
+      corsOrigins: file.corsOrigins ?? defaults.corsOrigins,
       tls: { cert: file.tls?.cert, key: file.tls?.key, ca: file.tls?.ca },
       auth: {
         key: file.auth?.key ?? defaults.auth.key,

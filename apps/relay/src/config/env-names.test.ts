@@ -19,11 +19,13 @@ describe("environment variable names: HANDOFF_RELAY_ plus the flag", () => {
       HANDOFF_RELAY_LOG_LEVEL: "debug",
       HANDOFF_RELAY_PEER: "tcp://a:1,tcp://b:2",
       HANDOFF_RELAY_DRAIN_TIMEOUT: "250",
+      HANDOFF_RELAY_CORS_ORIGIN: "https://app.example, http://localhost:5173",
     });
-    expect([config.logLevel, config.cluster.peers, config.cluster.drainTimeoutMs, warnings]).toEqual([
+    expect([config.logLevel, config.cluster.peers, config.cluster.drainTimeoutMs, config.corsOrigins, warnings]).toEqual([
       "debug",
       ["tcp://a:1", "tcp://b:2"],
       250,
+      ["https://app.example", "http://localhost:5173"],
       [],
     ]);
   });
@@ -58,5 +60,10 @@ describe("errors read like the broker's: where, the key path, what was expected"
     expect(failure(["--config", "r.yaml"], {}, "cluster:\n  dialTimeoutMs: soon\n")).toBe('config file r.yaml: "cluster.dialTimeoutMs" must be a number (got string "soon")');
     expect(failure(["--config", "r.yaml"], {}, "tcpAccess: trusty\n")).toBe('config file r.yaml: "tcpAccess" must be one of "trusted", "public" (got string "trusty") (did you mean "trusted"?)');
     expect(failure(["--log-level", "inf"])).toBe('--log-level: unknown log level "inf", expected one of trace, debug, info, warn, error, fatal, silent (did you mean "info"?)');
+  });
+
+  it("checks CORS origins: * or a bare origin", () => {
+    expect(load(["--cors-origin", "*", "--cors-origin", "https://a.example:8443"], {}).config.corsOrigins).toEqual(["*", "https://a.example:8443"]);
+    expect(failure(["--cors-origin", "https://a.example/page"])).toMatch(/^--cors-origin: "corsOrigins.0": must be \* or an origin/);
   });
 });

@@ -18,7 +18,7 @@ export const OVERRIDES: readonly OverrideOption[] = [
   { flag: "internal-host", env: `${ENV_PREFIX}INTERNAL_HOST`, path: ["internalHost"], kind: "string", arg: "<addr>", help: "interface of the raw-TCP and metrics ports (default 127.0.0.1)" },
   { flag: "port", env: `${ENV_PREFIX}PORT`, path: ["port"], kind: "port", arg: "<n>", help: "WebSocket + HTTP port, 0 = any free one (default 4443)" },
   { flag: "tcp-port", env: `${ENV_PREFIX}TCP_PORT`, path: ["tcpPort"], kind: "port", arg: "<n>", help: "qmux over raw TCP for relay links (off by default)" },
-  { flag: "metrics-port", env: `${ENV_PREFIX}METRICS_PORT`, path: ["metricsPort"], kind: "port", arg: "<n>", help: "Prometheus /metrics and POST /goaway (off by default)" },
+  { flag: "metrics-port", env: `${ENV_PREFIX}METRICS_PORT`, path: ["metricsPort"], kind: "port", arg: "<n>", help: "Prometheus /metrics and POST /goaway on their own port (off: /metrics on --port, behind the admin token)" },
   { flag: "log-level", env: `${ENV_PREFIX}LOG_LEVEL`, deprecatedEnv: "HANDOFF_LOG_LEVEL", path: ["logLevel"], kind: { oneOf: LOG_LEVELS, what: "log level" }, arg: "<level>", help: `${LOG_LEVELS.join("|")} (default info)` },
   { flag: "demo", env: `${ENV_PREFIX}DEMO`, path: ["demo"], kind: "boolean", arg: "", help: "serve the demo page at /demo: a test pattern published and watched back" },
   { flag: "log-pretty", env: `${ENV_PREFIX}LOG_PRETTY`, path: ["logPretty"], kind: "boolean", arg: "", help: "human-readable logs instead of JSON lines (for development)" },
@@ -27,8 +27,9 @@ export const OVERRIDES: readonly OverrideOption[] = [
   { flag: "peer", env: `${ENV_PREFIX}PEER`, deprecatedEnv: `${ENV_PREFIX}PEERS`, path: ["cluster", "peers"], kind: "list", arg: "<url>", help: "link to a peer relay, repeatable (comma-separated in the variable): tcp:// or tls://host:port?cost=N, ws(s)://host:port/path" },
   { flag: "redirect", env: `${ENV_PREFIX}REDIRECT`, path: ["cluster", "redirect"], kind: "text", arg: "<uri>", help: "GOAWAY URI sent when draining on SIGTERM; empty = reconnect here" },
   { flag: "drain-timeout", env: `${ENV_PREFIX}DRAIN_TIMEOUT`, path: ["cluster", "drainTimeoutMs"], kind: "ms", arg: "<ms>", help: "how long a drain keeps serving (default 10000, 0 = close at once)" },
+  { flag: "cors-origin", env: `${ENV_PREFIX}CORS_ORIGIN`, path: ["corsOrigins"], kind: "list", arg: "<origin>", help: "a page origin (https://app.example, or *) that may read /announced and /fetch, repeatable (default none)" },
   { env: `${ENV_PREFIX}AUTH_KEY`, path: ["auth", "key"], kind: "string", arg: "", help: "the JWT key (HS256, at least 16 characters; file: auth.key)" },
-  { env: `${ENV_PREFIX}ADMIN_TOKEN`, path: ["admin", "token"], kind: "string", arg: "", help: "bearer token of POST /goaway (at least 16 characters; file: admin.token)" },
+  { env: `${ENV_PREFIX}ADMIN_TOKEN`, path: ["admin", "token"], kind: "string", arg: "", help: "bearer token of POST /goaway and of /metrics on --port (at least 16 characters; file: admin.token)" },
 ];
 
 /** The `--help` text. */

@@ -7,6 +7,17 @@
 import { LOG_LEVELS } from "@handoff/app-kit";
 import { z } from "zod";
 
+/** `*`, or exactly what a browser sends as `Origin` (`https://app.example:8443`, nothing after the port). */
+function isOrigin(text: string): boolean {
+  if (text === "*") return true;
+  try {
+    return new URL(text).origin === text;
+  } catch (err) {
+    if (err instanceof TypeError) return false;
+    throw err;
+  }
+}
+
 const port = z.number().int().min(0).max(65535);
 
 /** The config file's schema (YAML). Every field is optional; flags and env override it. */
@@ -24,6 +35,8 @@ export const fileSchema = z
     tcpAccess: z.enum(["trusted", "public"]),
     trackLingerMs: z.number().int().min(0),
     closeGraceMs: z.number().int().min(0),
+    /** Origins (`https://app.example`, or `*`) whose pages may read `/announced` and `/fetch` (CORS). */
+    corsOrigins: z.array(z.string().refine(isOrigin, "must be * or an origin such as https://app.example (scheme, host and port; no path)")),
     tls: z
       .object({
         cert: z.string().min(1),

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { bearerMatches } from "@handoff/app-kit";
 import type { Logger } from "pino";
 import { parsePeerUrl, PeerUrlError, type PeerAddress } from "../cluster/peer-url.js";
 import type { RelayMetrics } from "../metrics/metrics.js";
@@ -48,17 +48,6 @@ export function adminHandler(deps: AdminDeps): (req: IncomingMessage, res: Serve
   };
 }
 
-function digest(text: string): Buffer {
-  return createHash("sha256").update(text).digest();
-}
-
-/** Whether the request carries the admin token (compared in constant time). */
-function authorized(req: IncomingMessage, token: string): boolean {
-  const header = req.headers.authorization ?? "";
-  const given = header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "";
-  return timingSafeEqual(digest(given), digest(token));
-}
-
 function sameEndpoint(a: PeerAddress, b: PeerAddress): boolean {
   return a.transport === b.transport && a.secure === b.secure && a.host === b.host && a.port === b.port && a.path === b.path;
 }
@@ -89,7 +78,7 @@ function goaway(deps: AdminDeps, req: IncomingMessage, target: RequestTarget, re
     json(res, 403, { error: "POST /goaway needs admin.token configured" });
     return;
   }
-  if (!authorized(req, deps.token)) {
+  if (!bearerMatches(req.headers.authorization, deps.token)) {
     deps.log.info({ remote: req.socket.remoteAddress }, "POST /goaway refused: bad or missing admin token");
     res.writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" }).end(JSON.stringify({ error: "admin token required" }));
     return;

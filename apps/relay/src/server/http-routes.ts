@@ -3,13 +3,25 @@ import { normalizePath } from "@handoff/moq-resume/lite";
 import { authenticate, type AuthConfig } from "../auth/jwt.js";
 import { allowed } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
+import { answerOptions, applyCors } from "./cors.js";
+import { serveMetrics, type MainPortMetrics } from "./metrics-route.js";
 import { json } from "./refuse.js";
 import type { RequestTarget } from "./request-target.js";
 import { varintBytes } from "./varint.js";
 
+/** What the main port's plain HTTP endpoints need besides the origin. */
+export interface HttpRouteOptions {
+  readonly auth: AuthConfig;
+  /** Origins whose pages may read `/announced` and `/fetch` (CORS). */
+  readonly corsOrigins: readonly string[];
+  /** `/metrics` on this port, when the relay has no metrics port of its own. */
+  readonly metrics?: MainPortMetrics;
+}
+
 /**
  * The relay's plain HTTP endpoints, on the WebSocket port:
  * - `GET /health` → `{"status":"ok"}`
+ * - `GET /metrics` → Prometheus text, only without a metrics port and to the admin token's bearer
  * - `GET /announced/<prefix>` → JSON list of the broadcast paths routable under the prefix
  * - `GET /fetch/<broadcast>/<track>?group=N` → the frames of group N of a track the relay is
  *   currently carrying, each prefixed with its QUIC-varint length (the moq-lite frame layout),
@@ -17,23 +29,33 @@ import { varintBytes } from "./varint.js";
  *   still open.
  * `/announced` and `/fetch` are scoped like sessions: the token (`?jwt=`, or `Authorization:
  * Bearer`) is checked against the prefix or broadcast asked for, and only what its subscribe
- * grant covers is listed or served (401/403 otherwise, as for a session).
+ * grant covers is listed or served (401/403 otherwise, as for a session). Both answer the
+ * configured CORS origins, preflights first (see `cors.ts`).
  * Resolves false for any other path (a WebSocket-only path gets 404 from the caller).
  */
-export async function handleHttp(origin: Origin, auth: AuthConfig, req: IncomingMessage, target: RequestTarget, res: ServerResponse): Promise<boolean> {
+export async function handleHttp(origin: Origin, options: HttpRouteOptions, req: IncomingMessage, target: RequestTarget, res: ServerResponse): Promise<boolean> {
   const path = target.path;
   if (path === "/health") {
     json(res, 200, { status: "ok" });
     return true;
   }
+  if (path === "/metrics" && options.metrics !== undefined) {
+    await serveMetrics(options.metrics, req, res);
+    return true;
+  }
   const announced = path === "/announced" || path.startsWith("/announced/");
   const fetching = path.startsWith("/fetch/");
   if (!announced && !fetching) return false;
+  if (req.method === "OPTIONS") {
+    answerOptions(options.corsOrigins, req, res);
+    return true;
+  }
+  applyCors(options.corsOrigins, req, res);
   const scope = normalizePath(path.slice(announced ? "/announced".length : "/fetch/".length));
   // A fetch's scope is its broadcast: the path without the track name.
   const cut = scope.lastIndexOf("/");
   const broadcast = fetching ? (cut <= 0 ? scope : scope.slice(0, cut)) : scope;
-  const grant = await authenticate(auth, broadcast, tokenOf(req, target), Date.now());
+  const grant = await authenticate(options.auth, broadcast, tokenOf(req, target), Date.now());
   if (!grant.ok) {
     json(res, grant.status, { error: grant.reason });
     return true;

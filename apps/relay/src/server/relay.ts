@@ -21,7 +21,7 @@ import { attachSession, DEFAULT_CLOSE_GRACE_MS, type AttachContext } from "../co
 import { bindStream, streamCarrier } from "../connection/carriers.js";
 import { drainSessions, type DrainResult } from "./drain.js";
 import { contain, guarded } from "../connection/guard.js";
-import { handleHttp } from "./http-routes.js";
+import { handleHttp, type HttpRouteOptions } from "./http-routes.js";
 import { DEFAULT_PROCESS_LIMITS, type RelayLimits } from "./limits.js";
 import { json, refuseUpgrade } from "./refuse.js";
 import { parseRequestTarget } from "./request-target.js";
@@ -37,7 +37,7 @@ export interface RelayOptions {
   readonly port: number;
   /** qmux over raw TCP for relay links; undefined = not listening. */
   readonly tcpPort: number | undefined;
-  /** Prometheus `/metrics`; undefined = not listening. */
+  /** Prometheus `/metrics` and `POST /goaway`; undefined = not listening (`/metrics` is then on `port`, behind the admin token). */
   readonly metricsPort: number | undefined;
   readonly auth: AuthConfig;
   /**
@@ -45,8 +45,10 @@ export interface RelayOptions {
    * WebSocket without `?jwt=`), or everything (`trusted`, for a private relay-link interface).
    */
   readonly tcpAccess: "trusted" | "public";
-  /** Bearer token `POST /goaway` needs; undefined: it is refused. */
+  /** Bearer token `POST /goaway` (and `/metrics` on `port`, without a metrics port) needs; undefined: they are refused. */
   readonly adminToken?: string;
+  /** Origins whose pages may read `/announced` and `/fetch` (CORS; `*` for any); none by default. */
+  readonly corsOrigins?: readonly string[];
   /** The drain redirect: a target `POST /goaway` may name besides the peers. */
   readonly redirect?: string;
   /** After a session or the relay closes, how long a socket may take to close before it is destroyed (ms). */
@@ -172,6 +174,11 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
   const sockets = new Set<Duplex>();
   let accepting = true;
 
+  const routes: HttpRouteOptions = {
+    auth: options.auth,
+    corsOrigins: options.corsOrigins ?? [],
+    ...(options.metricsPort === undefined ? { metrics: { source: metrics, token: options.adminToken } } : {}),
+  };
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
     try {
       const target = parseRequestTarget(req.url);
@@ -182,7 +189,7 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
         return;
       }
       if (options.demo !== undefined && serveDemo(options.demo, target.path, res)) return;
-      handleHttp(origin, options.auth, req, target, res).then(
+      handleHttp(origin, routes, req, target, res).then(
         (handled) => {
           if (!handled) res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
         },

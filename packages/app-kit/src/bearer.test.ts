@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bearerMatches } from "./token.js";
+import { bearerMatches } from "./bearer.js";
 
 const TOKEN = "0123456789abcdef-secret";
 
