@@ -1,30 +1,16 @@
 // The dashboard in a real headless Chromium (Debian's, driven with playwright-core) against a whole
 // server, with real MQTT.js clients making traffic: live numbers, the clients table and its kick
 // button, the retained topic tree, and the subscription tester over MQTT-over-WebSocket.
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
+import { findChromium } from "@handoff/app-kit/testing";
 import type { IDisconnectPacket } from "mqtt";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { serverFixture } from "./server-harness.js";
 
 const TOKEN = "dashboard-e2e-token-0123456789";
-
-/** Chromium from HANDOFF_CHROMIUM, or the first chromium/chrome on PATH. */
-function findChromium(): string | undefined {
-  const named = process.env["HANDOFF_CHROMIUM"];
-  const dirs = (process.env["PATH"] ?? "").split(delimiter).filter((dir) => dir !== "");
-  const candidates = [...(named === undefined ? [] : [named]), ...dirs.flatMap((dir) => ["chromium", "chromium-browser", "google-chrome"].map((name) => join(dir, name)))];
-  return candidates.find((path) => {
-    try {
-      accessSync(path, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
 
 const executablePath = findChromium();
 if (executablePath === undefined) {

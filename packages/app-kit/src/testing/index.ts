@@ -4,3 +4,4 @@
  */
 export { entryPointTests, runApp, startApp, stopApp, type EntryPointCase, type StartedApp, type TestApi } from "./app-process.js";
 export { configErrorOf } from "./config-error.js";
+export { findChromium } from "./chromium.js";
