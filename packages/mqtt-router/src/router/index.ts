@@ -8,20 +8,15 @@ export { isExpired, messageSize, remainingExpiry, type Delivery, type Message, t
 export { PacketIds } from "./packet-ids.js";
 export type { DeliveryPlan, PlanTarget } from "./plan.js";
 export { DEFAULT_MARKS, type PressureMarks } from "./pressure.js";
+export type { ExecuteOutcome } from "./publish.js";
 export { RetainedStore, type RetainedLimits, type RetainedRefusal } from "./retained-store.js";
-export {
-  Router,
-  type ConnectOutcome,
-  type ConnectRequest,
-  type ExecuteOutcome,
-  type RouterEvent,
-  type RouterOptions,
-  type Stale,
-  type SubscribeGrant,
-  type SubscribeRequest,
-} from "./router.js";
+export { Router } from "./router.js";
+export type { RouterOptions } from "./router-options.js";
+export type { Stale } from "./router-state.js";
+export type { PageOptions } from "./router-views.js";
+export type { DisconnectOptions, RouterEvent } from "./session-lifetime.js";
 export type { RetainedPage, RetainedView, SessionView, SubscriptionView } from "./session-view.js";
-export { Session, type ArmedWill, type Assigned, type Owner } from "./session.js";
+export type { ArmedWill, Assigned, Owner, ReadonlySession, ReadonlySessionQueue } from "./session.js";
 export type { DeliverySink, OutboundPublish } from "./sink.js";
 export { SnapshotStore } from "./snapshot-store.js";
 export { RouterStats, type DropReason, type RouterLimit } from "./stats.js";
@@ -33,5 +28,8 @@ export {
   type SessionSnapshot,
   type StoredDelivery,
 } from "./store.js";
+export type { SubscribeGrant, SubscribeRequest } from "./subscriptions.js";
 export type { SessionSubscription, SubscriptionOptions } from "./subscription.js";
+export type { ConnectOutcome, ConnectRequest } from "./takeover.js";
 export { TopicTrie } from "./topic-trie.js";
+export type { WillRequest } from "./wills.js";

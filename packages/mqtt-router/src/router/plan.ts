@@ -9,23 +9,26 @@
  */
 import type { QoS } from "../codec/packet.js";
 import type { Delivery, Message } from "./message.js";
-import type { Session } from "./session.js";
+import type { ReadonlySession, Session } from "./session.js";
 import type { SharedGroup } from "./shared-group.js";
 import type { SessionSubscription } from "./subscription.js";
 import type { TopicTrie } from "./topic-trie.js";
 
-/** One session's copy in a plan. */
-export interface PlanTarget {
-  readonly session: Session;
+/**
+ * One session's copy in a plan. A plan's holder sees the session read-only; the router keeps its
+ * own record of the plan's targets with the sessions it may change.
+ */
+export interface PlanTarget<S extends ReadonlySession = ReadonlySession> {
+  readonly session: S;
   /** The session's queue epoch when planned: the fence. */
   readonly epoch: number;
   readonly delivery: Delivery;
 }
 
 /** What a publish will do, decided synchronously. */
-export interface DeliveryPlan {
+export interface DeliveryPlan<S extends ReadonlySession = ReadonlySession> {
   readonly message: Message;
-  readonly targets: readonly PlanTarget[];
+  readonly targets: readonly PlanTarget<S>[];
 }
 
 /** The subscription indexes a plan reads. */
@@ -45,7 +48,7 @@ const maxQos = (a: QoS, b: QoS): QoS => (a > b ? a : b);
  * retain-as-published if any match asks for it), plus one copy per matching shared group to one
  * chosen member.
  */
-export function planDelivery(message: Message, indexes: PlanIndexes): DeliveryPlan {
+export function planDelivery(message: Message, indexes: PlanIndexes): DeliveryPlan<Session> {
   const merged = new Map<Session, { granted: QoS; retain: boolean; ids: number[] }>();
   // Each session's read check runs once per message, however many of its filters match.
   let verdicts: Map<Session, boolean> | undefined;
@@ -73,7 +76,7 @@ export function planDelivery(message: Message, indexes: PlanIndexes): DeliveryPl
       if (subscription.subscriptionId !== undefined) entry.ids.push(subscription.subscriptionId);
     }
   });
-  const targets: PlanTarget[] = [];
+  const targets: PlanTarget<Session>[] = [];
   for (const [session, { granted, retain, ids }] of merged) {
     targets.push({
       session,

@@ -7,7 +7,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { QoS } from "../codec/packet.js";
 import type { DeliveryPlan } from "./plan.js";
-import { Router, type ExecuteOutcome } from "./router.js";
+import type { ExecuteOutcome } from "./publish.js";
+import { Router } from "./router.js";
 import type { OutboundPublish } from "./sink.js";
 import { ManualClock } from "@handoff/seqlog";
 

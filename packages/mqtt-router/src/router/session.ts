@@ -42,8 +42,51 @@ export interface ArmedWill {
   readonly generation: number;
 }
 
-/** A client's session state. */
-export class Session {
+/** The read side of a session's queue. */
+export type ReadonlySessionQueue = Pick<
+  SeqQueue<Delivery>,
+  "count" | "queuedCount" | "inflightCount" | "bytes" | "epoch" | "nextSeq" | "limits" | "peek" | "queued" | "inflight"
+>;
+
+/**
+ * A session as readers outside the router see it (tests, `$SYS`, logs): live, but nothing in it
+ * can change the session. Only the router's modules change sessions. For a frozen copy taken at
+ * one instant, see `Router.sessionView`.
+ */
+export interface ReadonlySession {
+  readonly clientId: string;
+  /** Seconds; 0xFFFFFFFF (`SESSION_NEVER_EXPIRES`) for never. */
+  readonly expiryInterval: number;
+  /** The generation of the connection that claimed the session last (owning it or not). */
+  readonly generation: number;
+  readonly subscriptions: ReadonlyMap<string, SessionSubscription>;
+  readonly queue: ReadonlySessionQueue;
+  /** Deliveries that have a packet id: in flight, or requeued for a DUP=1 resend. By queue seq. */
+  readonly assigned: ReadonlyMap<number, Readonly<Assigned>>;
+  /** Queue seq by packet id. */
+  readonly seqByPacketId: ReadonlyMap<number, number>;
+  /** Inbound QoS 2 packet ids received and not yet released by PUBREL. */
+  readonly inboundQos2: ReadonlySet<number>;
+  /** The connection owning the session now. */
+  readonly owner: Readonly<Owner> | undefined;
+  /** The will of the current or last connection, until fired or cancelled. */
+  readonly will: ArmedWill | undefined;
+  /** When the will fires (clock ms), once its connection is gone and a delay was asked for. */
+  readonly willDueAt: number | undefined;
+  /** When the last owner went away (clock ms); undefined while connected. */
+  readonly disconnectedAt: number | undefined;
+  /** Set once the session is discarded. */
+  readonly ended: boolean;
+  /** True while a connection owns the session (bound or not). */
+  readonly connected: boolean;
+  /** True when new work goes to the queue tail: the owner has not bound yet, or work is waiting. */
+  readonly behind: boolean;
+  /** True when `generation` is the current owner's. */
+  ownedBy(generation: number): boolean;
+}
+
+/** A client's session state, changed only by the router's modules (others get a {@link ReadonlySession}). */
+export class Session implements ReadonlySession {
   readonly clientId: string;
   /** Seconds; 0xFFFFFFFF (`SESSION_NEVER_EXPIRES`) for never. */
   expiryInterval: number;

@@ -2,7 +2,9 @@
 import { ManualClock } from "@handoff/seqlog";
 import type { QoS } from "../codec/packet.js";
 import type { Message } from "./message.js";
-import { Router, type ConnectRequest, type RouterOptions } from "./router.js";
+import { Router } from "./router.js";
+import type { RouterOptions } from "./router-options.js";
+import type { ConnectRequest } from "./takeover.js";
 import type { DeliverySink, OutboundPublish } from "./sink.js";
 
 /** A sink that records what the router sent, and can be told to refuse. */
