@@ -1,6 +1,7 @@
 import { FramingError, TransportError } from "./errors.js";
 import type { Frame } from "./frame.js";
-import { ByteReader, varintSize, writeVarint } from "./varint.js";
+import { ByteReader } from "./byte-reader.js";
+import { varintSize, writeVarint } from "./varint.js";
 
 // The pre-qmux "webtransport" WebSocket framing (@moq/web-transport-ws,
 // @kixelated/web-transport-ws): one frame per message, a one-byte type, no

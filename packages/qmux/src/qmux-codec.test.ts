@@ -4,7 +4,7 @@ import { FramingError, TransportError } from "./errors.js";
 import { qmuxFrameArb } from "./testing/frame-arbitrary.js";
 import type { Frame } from "./frame.js";
 import { decodeQmuxFrame, encodeQmuxFrame } from "./qmux-codec.js";
-import { ByteReader } from "./varint.js";
+import { ByteReader } from "./byte-reader.js";
 
 function decodeAll(bytes: Uint8Array, bounded = true) {
   return decodeQmuxFrame(new ByteReader(bytes, 0, bytes.length), bounded);

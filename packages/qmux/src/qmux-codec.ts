@@ -2,7 +2,8 @@ import { FramingError, TransportError } from "./errors.js";
 import { frameBuffer } from "./frame-buffer.js";
 import { FrameType, MAX_STREAMS_LIMIT, QX_PING_REQUEST, QX_PING_RESPONSE, QX_TRANSPORT_PARAMETERS, type Frame } from "./frame.js";
 import { decodeTransportParams, encodeTransportParams } from "./transport-params.js";
-import { varintSize, writeVarint, writeVarintBig, type ByteReader } from "./varint.js";
+import type { ByteReader } from "./byte-reader.js";
+import { varintSize, writeVarint, writeVarintBig } from "./varint.js";
 
 /** Result of decoding one frame: the frame, a violation, or "need more bytes". */
 export type DecodeResult = Frame | FramingError | "short";

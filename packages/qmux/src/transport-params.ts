@@ -1,5 +1,6 @@
 import { FramingError, TransportError } from "./errors.js";
-import { ByteReader, varintSize, writeVarint, writeVarintBig } from "./varint.js";
+import { ByteReader } from "./byte-reader.js";
+import { varintSize, writeVarint, writeVarintBig } from "./varint.js";
 
 /**
  * QX_TRANSPORT_PARAMETERS content (QUIC v1 ids plus the qmux extensions the

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ByteReader, varintSize, writeVarint, writeVarintBig } from "./varint.js";
+import { ByteReader } from "./byte-reader.js";
+import { varintBytes, varintSize, writeVarint, writeVarintBig } from "./varint.js";
 
 function encode(value: number): Uint8Array {
   const out = new Uint8Array(varintSize(value));
@@ -63,5 +64,19 @@ describe("varint", () => {
     reader.varint();
     expect(reader.take(0)).toHaveLength(0);
     expect(reader.failed()).toBe("short");
+  });
+});
+
+describe("varintBytes", () => {
+  it("encodes small values in one byte", () => {
+    expect([...varintBytes(37)]).toEqual([37]);
+  });
+  it("encodes the RFC 9000 examples", () => {
+    expect([...varintBytes(15293)]).toEqual([0x7b, 0xbd]);
+    expect([...varintBytes(494878333)]).toEqual([0x9d, 0x7f, 0x3e, 0x7d]);
+    expect([...varintBytes(2 ** 40)]).toEqual([0xc0, 0, 0x01, 0, 0, 0, 0, 0]);
+  });
+  it("refuses negative values", () => {
+    expect(() => varintBytes(-1)).toThrow(RangeError);
   });
 });

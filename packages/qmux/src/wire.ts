@@ -4,7 +4,7 @@ import type { QmuxVersion } from "./events.js";
 import { MAX_FRAME_SIZE, type Frame } from "./frame.js";
 import { decodeLegacyMessage, encodeLegacyFrame } from "./legacy-codec.js";
 import { decodeQmuxFrame, encodeQmuxFrame, frameSizeHint } from "./qmux-codec.js";
-import { ByteReader } from "./varint.js";
+import { ByteReader } from "./byte-reader.js";
 
 /** Frames decoded from one `push`, and the violation that stopped decoding, if any. */
 export interface Deframed {

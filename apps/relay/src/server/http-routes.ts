@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { normalizePath } from "@handoff/moq-resume/lite";
+import { varintBytes } from "@handoff/qmux/varint";
 import { authenticate, type AuthConfig } from "../auth/jwt.js";
 import { allowed } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
@@ -7,7 +8,6 @@ import { answerOptions, applyCors } from "./cors.js";
 import { serveMetrics, type MainPortMetrics } from "./metrics-route.js";
 import { json } from "./refuse.js";
 import type { RequestTarget } from "./request-target.js";
-import { varintBytes } from "./varint.js";
 
 /** What the main port's plain HTTP endpoints need besides the origin. */
 export interface HttpRouteOptions {
