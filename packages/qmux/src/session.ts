@@ -1,7 +1,7 @@
 import { asError, FramingError, TransportError, violation } from "./errors.js";
 import type { FramingEvent, FramingOptions, OpenResult, WriteResult } from "./events.js";
 import { RecvWindow } from "./flow.js";
-import { Pinger } from "./ping.js";
+import { Liveness } from "./liveness.js";
 import { RecvPath } from "./recv-path.js";
 import { SendScheduler } from "./send-scheduler.js";
 import type { Frame } from "./frame.js";
@@ -31,16 +31,12 @@ export class FramingSession {
   private readonly sender: SendScheduler;
   private readonly connRecv: RecvWindow;
   private readonly autoConsume: boolean;
-  private readonly handshakeTimeoutMs: number;
   private readonly server: boolean;
   private readonly refused = [false, false];
   private readonly records: boolean;
-  private readonly pinger: Pinger;
+  private readonly liveness: Liveness;
   private readonly recvPath: RecvPath;
   private closed = false;
-  private activity = true;
-  private startedAt: number | undefined;
-  private lastActivityAt = 0;
 
   /** Starts a connection over `wire`; qmux queues our transport parameters at once. */
   constructor(
@@ -48,7 +44,7 @@ export class FramingSession {
     options: FramingOptions,
   ) {
     this.records = wire.version === "qmux-01" || wire.version === "qmux-02";
-    this.pinger = new Pinger(wire.version === "qmux-02");
+    this.liveness = new Liveness(wire.version === "qmux-02", options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
     // Datagrams need the record layer (qmux-01+); RESET_STREAM_AT is qmux-02's.
     this.ours = {
       ...REFERENCE_PARAMS,
@@ -73,7 +69,6 @@ export class FramingSession {
       },
     );
     this.autoConsume = options.autoConsume ?? false;
-    this.handshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const server = options.role === "server";
     this.server = server;
     if (wire.flowControl) {
@@ -173,7 +168,7 @@ export class FramingSession {
    */
   receive(data: Uint8Array): void {
     if (this.closed) return;
-    this.activity = true;
+    this.liveness.heard();
     try {
       const { frames, error } = this.wire.push(data);
       for (const frame of frames) {
@@ -193,7 +188,7 @@ export class FramingSession {
 
   /** Notes liveness seen outside the framing (e.g. a WebSocket pong) for the idle timeout. */
   touch(): void {
-    this.activity = true;
+    this.liveness.heard();
   }
 
   /**
@@ -204,26 +199,10 @@ export class FramingSession {
    */
   tick(nowMs: number): void {
     if (this.closed) return;
-    this.startedAt ??= nowMs;
-    if (this.activity) {
-      this.activity = false;
-      this.lastActivityAt = nowMs;
-      this.pinger.heard();
-    }
-    if (this.wire.flowControl && this.peer === undefined) {
-      if (this.handshakeTimeoutMs > 0 && nowMs - this.startedAt >= this.handshakeTimeoutMs) {
-        this.finish(TransportError.NO_ERROR, "handshake timeout", false, true);
-      }
-      return;
-    }
-    const idle = effectiveIdle(this.ours.maxIdleTimeout, this.peer?.maxIdleTimeout ?? 0);
-    if (idle > 0 && nowMs - this.lastActivityAt >= idle) {
-      this.finish(TransportError.NO_ERROR, "idle timeout", false, true);
-      return;
-    }
-    // qmux-01+: a quiet peer is asked to prove it is alive before the timeout.
-    const sequence = this.records ? this.pinger.due(nowMs - this.lastActivityAt, idle) : undefined;
-    if (sequence !== undefined) this.emitFrame({ type: "ping", response: false, sequence });
+    const handshaking = this.wire.flowControl && this.peer === undefined;
+    const due = this.liveness.due(nowMs, handshaking, this.ours.maxIdleTimeout, this.peer?.maxIdleTimeout ?? 0, this.records);
+    if (due?.kind === "close") this.finish(TransportError.NO_ERROR, due.reason, false, true);
+    else if (due?.kind === "ping") this.emitFrame({ type: "ping", response: false, sequence: due.sequence });
   }
 
   /** Opens a stream of ours, or refuses when the peer's stream limit is reached. */
@@ -363,7 +342,7 @@ export class FramingSession {
         return undefined;
       case "ping": {
         if (!this.records) return new FramingError(TransportError.FRAME_ENCODING_ERROR, "QX_PING before qmux-01");
-        const wrong = frame.response ? this.pinger.onResponse(frame.sequence) : this.pinger.onRequest(frame.sequence);
+        const wrong = frame.response ? this.liveness.pinger.onResponse(frame.sequence) : this.liveness.pinger.onRequest(frame.sequence);
         if (wrong !== undefined) return violation(wrong);
         if (!frame.response) this.emitFrame({ type: "ping", response: true, sequence: frame.sequence });
         return undefined;
@@ -443,18 +422,9 @@ export class FramingSession {
   }
 }
 
-function effectiveIdle(ours: number, peer: number): number {
-  if (ours === 0) return peer;
-  if (peer === 0) return ours;
-  return Math.min(ours, peer);
-}
-
 function isClose(frame: Frame): boolean {
   return frame.type === "connection-close" || frame.type === "application-close";
 }
-
-
-
 
 function assertNever(value: never): never {
   throw new Error(`unreachable: ${JSON.stringify(value)}`);
