@@ -6,7 +6,7 @@
  *   histogram on `{ cmd: "report" }`, then exit.
  * @module
  */
-import { installPolyfills } from "../src/e2e/harness.js";
+import { installPolyfills } from "../src/e2e/harness.test-helpers.js";
 import { publisher, type Pace } from "./publisher.js";
 import { subscribeMany, type Counts, type SubscriberKind } from "./subscribers.js";
 

@@ -6,7 +6,7 @@
  */
 import * as Moq from "@moq/lite";
 import WebSocket from "ws";
-import { connect, within } from "../src/e2e/harness.js";
+import { connect, within } from "../src/e2e/harness.test-helpers.js";
 import { stampedFrame } from "./stats.js";
 import { TARGET } from "./subscribers.js";
 

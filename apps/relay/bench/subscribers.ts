@@ -6,8 +6,8 @@
  */
 import * as Moq from "@moq/lite";
 import WebSocket from "ws";
-import { connect } from "../src/e2e/harness.js";
-import { connectNet } from "../src/e2e/net-harness.js";
+import { connect } from "../src/e2e/harness.test-helpers.js";
+import { connectNet } from "../src/e2e/net-harness.test-helpers.js";
 import { minimalSubscriber } from "./minimal-subscriber.js";
 import { record, type Histogram } from "./stats.js";
 

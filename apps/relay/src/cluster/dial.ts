@@ -4,7 +4,7 @@ import { WebSocket } from "ws";
 import { ALLOW_ALL } from "../auth/permissions.js";
 import { attachSession, type AttachContext, type AttachOptions } from "../connection/attach.js";
 import { bindStream, bindWebSocket, streamCarrier, webSocketCarrier } from "../connection/carriers.js";
-import type { LiteSession } from "../session/session.js";
+import type { LiteSession } from "../session/lite-session.js";
 import { versionMode } from "../session/version.js";
 import { createFraming, negotiateSubprotocol, supportedSubprotocols, TCP_MOQ_ALPNS } from "@handoff/qmux";
 import type { PeerAddress } from "./peer-url.js";

@@ -6,7 +6,7 @@ import type { Origin } from "../origin/origin.js";
 import { RelayCode, type SessionLimits } from "../session/limits.js";
 import { atExpiry } from "./expiry.js";
 import { contain, guarded } from "./guard.js";
-import { LiteSession } from "../session/session.js";
+import { LiteSession } from "../session/lite-session.js";
 import type { VersionMode } from "../session/version.js";
 import { liteVersionName } from "@handoff/moq-resume/lite";
 import type { FramingSession } from "@handoff/qmux";

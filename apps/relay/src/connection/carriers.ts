@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import type { RawData, WebSocket } from "ws";
 import { RelayCode } from "../session/limits.js";
-import type { LiteSession } from "../session/session.js";
+import type { LiteSession } from "../session/lite-session.js";
 import { guardOf, type Carrier } from "./attach.js";
 import { corkPerTick } from "./cork.js";
 

@@ -2,7 +2,7 @@ import * as Moq from "@moq/lite";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { connect, e2eSetup, testRelay, until, within } from "./harness.js";
+import { connect, e2eSetup, testRelay, until, within } from "./harness.test-helpers.js";
 
 const KEY = "test-secret-key-for-hs256-of-32-bytes!";
 

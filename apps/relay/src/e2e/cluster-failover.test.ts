@@ -6,8 +6,8 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Relay } from "../server/relay.js";
-import { clusterRelay, expectContiguous, metric, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.js";
-import { e2eSetup, testRelay, until, within } from "./harness.js";
+import { clusterRelay, expectContiguous, metric, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.test-helpers.js";
+import { e2eSetup, testRelay, until, within } from "./harness.test-helpers.js";
 
 const cleanup = e2eSetup();
 const FRAMES = 4;

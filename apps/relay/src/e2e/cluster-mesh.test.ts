@@ -1,8 +1,8 @@
 // Cluster links beyond a chain: a WebSocket link with a path scope, and a triangle of relays where
 // announces must not loop and must not outlive the publisher.
 import { describe, expect, it } from "vitest";
-import { clusterRelay, expectContiguous, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.js";
-import { connect, e2eSetup, testRelay, until } from "./harness.js";
+import { clusterRelay, expectContiguous, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.test-helpers.js";
+import { connect, e2eSetup, testRelay, until } from "./harness.test-helpers.js";
 import * as Moq from "@moq/lite";
 
 const cleanup = e2eSetup();

@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { LITE_06 } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
-import { expectContiguous, publisher, routable, subscriber } from "./cluster-harness.js";
-import { e2eSetup, testRelay, until } from "./harness.js";
+import { expectContiguous, publisher, routable, subscriber } from "./cluster-harness.test-helpers.js";
+import { e2eSetup, testRelay, until } from "./harness.test-helpers.js";
 
 const cleanup = e2eSetup();
 const fixture = (name: string): Buffer => readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)));

@@ -4,8 +4,8 @@
 import { createServer, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { Relay } from "../server/relay.js";
-import { clusterRelay, expectContiguous, metric, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.js";
-import { e2eSetup, livePublisher, testRelay, until } from "./harness.js";
+import { clusterRelay, expectContiguous, metric, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.test-helpers.js";
+import { e2eSetup, livePublisher, testRelay, until } from "./harness.test-helpers.js";
 
 const cleanup = e2eSetup();
 const FRAMES = 4;

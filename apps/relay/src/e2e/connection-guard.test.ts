@@ -2,10 +2,10 @@
 // closes that connection only.
 import * as Moq from "@moq/lite";
 import { describe, expect, it, vi } from "vitest";
-import { LiteSession } from "../session/session.js";
-import { bystanderRoundTrip } from "./bystander.js";
-import { connect, e2eSetup, livePublisher, payload, testRelay, until, within } from "./harness.js";
-import { rawClient, rawSetup } from "./raw-client.js";
+import { LiteSession } from "../session/lite-session.js";
+import { bystanderRoundTrip } from "./bystander.test-helpers.js";
+import { connect, e2eSetup, livePublisher, payload, testRelay, until, within } from "./harness.test-helpers.js";
+import { rawClient, rawSetup } from "./raw-client.test-helpers.js";
 
 const cleanup = e2eSetup();
 

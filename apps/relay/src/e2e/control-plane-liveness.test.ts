@@ -2,12 +2,12 @@
 // little credit, then not reading at all) on one track a publisher feeds at 50 groups/s of 5
 // frames of 1,000 B. /health, /metrics and a new session's setup are probed throughout.
 import { describe, expect, it } from "vitest";
-import { bystanderRoundTrip } from "./bystander.js";
-import { childRelay, type ChildRelay } from "./child-relay.js";
-import { e2eSetup, within } from "./harness.js";
-import { rawClient, rawSetup } from "./raw-client.js";
-import { rawPublisher } from "./raw-publisher.js";
-import { rawSubscriber, type RawSubscriber } from "./raw-subscriber.js";
+import { bystanderRoundTrip } from "./bystander.test-helpers.js";
+import { childRelay, type ChildRelay } from "./child-relay.test-helpers.js";
+import { e2eSetup, within } from "./harness.test-helpers.js";
+import { rawClient, rawSetup } from "./raw-client.test-helpers.js";
+import { rawPublisher } from "./raw-publisher.test-helpers.js";
+import { rawSubscriber, type RawSubscriber } from "./raw-subscriber.test-helpers.js";
 
 const cleanup = e2eSetup();
 

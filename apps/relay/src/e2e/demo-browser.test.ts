@@ -15,8 +15,8 @@ import { buildDemo } from "../demo/build.js";
 import { loadDemo, type DemoPage } from "../demo/index.js";
 import type { Relay, RelayOptions } from "../server/relay.js";
 import { findChromium, launchChromium } from "./chromium.js";
-import { clusterRelay, tcpUrl } from "./cluster-harness.js";
-import { e2eSetup, testRelay, until } from "./harness.js";
+import { clusterRelay, tcpUrl } from "./cluster-harness.test-helpers.js";
+import { e2eSetup, testRelay, until } from "./harness.test-helpers.js";
 import { decodePng } from "./png.js";
 
 const executablePath = findChromium();

@@ -5,8 +5,8 @@ import { Track } from "@handoff/moq-resume";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import type { RouteSource } from "../origin/route.js";
-import { bystanderRoundTrip } from "./bystander.js";
-import { e2eSetup, testRelay, within } from "./harness.js";
+import { bystanderRoundTrip } from "./bystander.test-helpers.js";
+import { e2eSetup, testRelay, within } from "./harness.test-helpers.js";
 
 const cleanup = e2eSetup();
 const KEY = "0123456789abcdef0123456789abcdef";

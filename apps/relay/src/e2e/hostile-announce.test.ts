@@ -4,9 +4,9 @@ import * as Moq from "@moq/lite";
 import { LITE_02, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import type { RouteSource } from "../origin/route.js";
-import { bystanderRoundTrip } from "./bystander.js";
-import { connect, e2eSetup, testRelay, until, within } from "./harness.js";
-import { rawClient, rawSetup } from "./raw-client.js";
+import { bystanderRoundTrip } from "./bystander.test-helpers.js";
+import { connect, e2eSetup, testRelay, until, within } from "./harness.test-helpers.js";
+import { rawClient, rawSetup } from "./raw-client.test-helpers.js";
 
 const cleanup = e2eSetup();
 

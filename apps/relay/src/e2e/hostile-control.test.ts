@@ -2,10 +2,10 @@
 // them and sends every message whole once the watcher reads again, never a truncated one.
 import { LITE_04, LiteStreamReader, LiteStreamWriter, type LiteMessage } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
-import { bystanderRoundTrip } from "./bystander.js";
+import { bystanderRoundTrip } from "./bystander.test-helpers.js";
 import type { SessionLimits } from "../session/limits.js";
-import { e2eSetup, testRelay, until } from "./harness.js";
-import { rawTcpClient, type RawTcpClient } from "./raw-client.js";
+import { e2eSetup, testRelay, until } from "./harness.test-helpers.js";
+import { rawTcpClient, type RawTcpClient } from "./raw-client.test-helpers.js";
 
 const cleanup = e2eSetup();
 

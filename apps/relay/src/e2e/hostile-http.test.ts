@@ -2,9 +2,9 @@
 // the process stays up and a bystander still completes a round trip.
 import { connect as tcpConnect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { bystanderRoundTrip } from "./bystander.js";
-import { childRelay, type ChildRelay } from "./child-relay.js";
-import { e2eSetup, within } from "./harness.js";
+import { bystanderRoundTrip } from "./bystander.test-helpers.js";
+import { childRelay, type ChildRelay } from "./child-relay.test-helpers.js";
+import { e2eSetup, within } from "./harness.test-helpers.js";
 
 const cleanup = e2eSetup();
 

@@ -8,11 +8,11 @@ import * as Moq from "@moq/lite";
 import { FrameEncoder, LITE_02, LITE_04, LiteStreamReader, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { bystanderRoundTrip } from "./bystander.js";
-import { childRelay, type ChildRelay } from "./child-relay.js";
-import { connect, e2eSetup, until, within } from "./harness.js";
-import { rawClient, rawSetup, rawTcpClient } from "./raw-client.js";
-import { rawPublisher } from "./raw-publisher.js";
+import { bystanderRoundTrip } from "./bystander.test-helpers.js";
+import { childRelay, type ChildRelay } from "./child-relay.test-helpers.js";
+import { connect, e2eSetup, until, within } from "./harness.test-helpers.js";
+import { rawClient, rawSetup, rawTcpClient } from "./raw-client.test-helpers.js";
+import { rawPublisher } from "./raw-publisher.test-helpers.js";
 
 const cleanup = e2eSetup();
 

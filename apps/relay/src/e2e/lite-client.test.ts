@@ -1,7 +1,7 @@
 import * as Moq from "@moq/lite";
 import { describe, expect, it } from "vitest";
 import type { Relay } from "../server/relay.js";
-import { connect, e2eSetup, payload, testRelay, trackPublisher, until, within } from "./harness.js";
+import { connect, e2eSetup, payload, testRelay, trackPublisher, until, within } from "./harness.test-helpers.js";
 
 const cleanup = e2eSetup();
 

@@ -2,7 +2,7 @@ import { LITE_05, type LiteMessage, LiteStreamReader, LiteStreamWriter, type Set
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { createFraming, type FramingEvent, type StreamId } from "@handoff/qmux";
-import { e2eSetup, testRelay, until, within } from "./harness.js";
+import { e2eSetup, testRelay, until, within } from "./harness.test-helpers.js";
 
 const cleanup = e2eSetup();
 

@@ -1,7 +1,7 @@
 import * as Moq from "@moq/lite";
 import { describe, expect, it } from "vitest";
-import { connect, e2eSetup, livePublisher, payload, testRelay, until, within } from "./harness.js";
-import { rawClient, rawSetup } from "./raw-client.js";
+import { connect, e2eSetup, livePublisher, payload, testRelay, until, within } from "./harness.test-helpers.js";
+import { rawClient, rawSetup } from "./raw-client.test-helpers.js";
 
 const cleanup = e2eSetup();
 

@@ -3,9 +3,9 @@
 // and a GOAWAY handover between two relays while a group is half read. Every step is bounded.
 import { describe, expect, it } from "vitest";
 import type { Relay } from "../server/relay.js";
-import { clusterRelay, tcpUrl } from "./cluster-harness.js";
-import { e2eSetup, testRelay, until, within } from "./harness.js";
-import { collect, connectNet, expectedGroups, frameText, liveTrack, NET_OFFERS, type NetOffer, netPublisher, netVersion, readNetGroup, writeGroups } from "./net-harness.js";
+import { clusterRelay, tcpUrl } from "./cluster-harness.test-helpers.js";
+import { e2eSetup, testRelay, until, within } from "./harness.test-helpers.js";
+import { collect, connectNet, expectedGroups, frameText, liveTrack, NET_OFFERS, type NetOffer, netPublisher, netVersion, readNetGroup, writeGroups } from "./net-harness.test-helpers.js";
 
 const cleanup = e2eSetup();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { e2eSetup, testRelay, until, within } from "./harness.js";
-import { connectNet, liveTrack, net, type NetOffer, netPublisher } from "./net-harness.js";
+import { e2eSetup, testRelay, until, within } from "./harness.test-helpers.js";
+import { connectNet, liveTrack, net, type NetOffer, netPublisher } from "./net-harness.test-helpers.js";
 
 const cleanup = e2eSetup();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { clusterRelay, tcpUrl } from "./cluster-harness.js";
-import { e2eSetup, testRelay, until, within } from "./harness.js";
-import { connectNet, liveTrack, net, type NetConnection, type NetOffer, type NetSubscriber, type NetTrackInfo, netPublisher, type NetTrackProducer } from "./net-harness.js";
+import { clusterRelay, tcpUrl } from "./cluster-harness.test-helpers.js";
+import { e2eSetup, testRelay, until, within } from "./harness.test-helpers.js";
+import { connectNet, liveTrack, net, type NetConnection, type NetOffer, type NetSubscriber, type NetTrackInfo, netPublisher, type NetTrackProducer } from "./net-harness.test-helpers.js";
 
 const cleanup = e2eSetup();
 

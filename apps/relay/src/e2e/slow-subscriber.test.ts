@@ -2,7 +2,7 @@ import * as Moq from "@moq/lite";
 import WebSocket from "ws";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Relay } from "../server/relay.js";
-import { connect, installPolyfills, testRelay, trackPublisher, until, within } from "./harness.js";
+import { connect, installPolyfills, testRelay, trackPublisher, until, within } from "./harness.test-helpers.js";
 
 /** Every client WebSocket @moq/lite opens, so the test can stop one from reading. */
 const clientSockets: WebSocket[] = [];

@@ -2,7 +2,7 @@ import { connect as tcpConnect, type Socket } from "node:net";
 import { LITE_04, LiteStreamReader, LiteStreamWriter, type LiteMessage } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { createFraming, type FramingEvent, type StreamId } from "@handoff/qmux";
-import { e2eSetup, livePublisher, payload, testRelay, until, within } from "./harness.js";
+import { e2eSetup, livePublisher, payload, testRelay, until, within } from "./harness.test-helpers.js";
 
 const cleanup = e2eSetup();
 

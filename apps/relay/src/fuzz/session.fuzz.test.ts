@@ -5,9 +5,9 @@
 import { LITE_04, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TestPeer, testOrigin } from "../session/test-peer.js";
-import { fuzzCase } from "./arbitraries.js";
-import { runCase } from "./fuzz-client.js";
+import { TestPeer, testOrigin } from "../session/test-peer.test-helpers.js";
+import { fuzzCase } from "./arbitraries.test-helpers.js";
+import { runCase } from "./fuzz-client.test-helpers.js";
 
 const RUNS = 3000;
 

@@ -4,11 +4,11 @@
 // afterwards /health answers and a bystander completes a round trip.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bystanderRoundTrip } from "../e2e/bystander.js";
-import { childRelay } from "../e2e/child-relay.js";
-import { e2eSetup } from "../e2e/harness.js";
-import { fuzzCase, httpRequest } from "./arbitraries.js";
-import { runOverSocket, sendHttp } from "./socket-client.js";
+import { bystanderRoundTrip } from "../e2e/bystander.test-helpers.js";
+import { childRelay } from "../e2e/child-relay.test-helpers.js";
+import { e2eSetup } from "../e2e/harness.test-helpers.js";
+import { fuzzCase, httpRequest } from "./arbitraries.test-helpers.js";
+import { runOverSocket, sendHttp } from "./socket-client.test-helpers.js";
 
 const cleanup = e2eSetup();
 

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Origin } from "./origin.js";
 import type { RouteSource } from "./route.js";
-import { Drain } from "./test-source.js";
+import { Drain } from "./test-source.test-helpers.js";
 
 type Op =
   | { readonly op: "frame" }

@@ -2,7 +2,7 @@ import { ManualClock } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
 import { Origin } from "./origin.js";
 import type { TrackMove } from "./shared-track.js";
-import { Drain, fakeSource, lastCopy } from "./test-source.js";
+import { Drain, fakeSource, lastCopy } from "./test-source.test-helpers.js";
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 

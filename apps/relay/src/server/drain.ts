@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { RelayMetrics } from "../metrics/metrics.js";
 import { RelayCode } from "../session/limits.js";
-import type { LiteSession } from "../session/session.js";
+import type { LiteSession } from "../session/lite-session.js";
 
 /** How a drain went. */
 export interface DrainResult {

@@ -13,7 +13,7 @@ import { RelayMetrics } from "../metrics/metrics.js";
 import { Origin } from "../origin/origin.js";
 import { ByteBudget } from "../origin/byte-budget.js";
 import { DEFAULT_SESSION_LIMITS, RelayCode } from "../session/limits.js";
-import type { LiteSession } from "../session/session.js";
+import type { LiteSession } from "../session/lite-session.js";
 import { versionMode } from "../session/version.js";
 import { createFraming, negotiateSubprotocol, TCP_MOQ_ALPNS } from "@handoff/qmux";
 import { adminHandler } from "./admin.js";

@@ -3,9 +3,9 @@
 import { LITE_04, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RelayCode } from "./limits.js";
-import { LiteSession } from "./session.js";
+import { LiteSession } from "./lite-session.js";
 import { Serving } from "./serving.js";
-import { TestPeer, testOrigin } from "./test-peer.js";
+import { TestPeer, testOrigin } from "./test-peer.test-helpers.js";
 
 function subscribe(id: number) {
   return { type: "subscribe" as const, id, broadcast: "cam", track: "video", priority: 0, ordered: false, maxLatency: 0, startGroup: undefined, endGroup: undefined };

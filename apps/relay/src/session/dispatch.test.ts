@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { StreamId } from "@handoff/qmux";
 import { MAX_BYTES_BEFORE_SETUP, StreamDispatch } from "./dispatch.js";
 import { RelayCode } from "./limits.js";
-import { clientSetup } from "./lite05-peer.js";
-import { Harness, type HarnessOptions, subscribeMsg } from "./session.test-helpers.js";
+import { clientSetup } from "./lite05-peer.test-helpers.js";
+import { Harness, type HarnessOptions, subscribeMsg } from "./harness.test-helpers.js";
 import { SetupExchange } from "./setup-stream.js";
 
 /** A dispatcher wired to a harness's modules, recording what it leaves to the session. */

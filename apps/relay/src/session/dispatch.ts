@@ -10,7 +10,7 @@ import type { Serving } from "./serving.js";
 import type { SetupExchange } from "./setup-stream.js";
 import type { StreamRole, StreamTable } from "./stream-role.js";
 import { serveTrack } from "./track-info.js";
-import { InboundGroup } from "./upstream.js";
+import { InboundGroup } from "./inbound-group.js";
 import type { Upstreams } from "./upstreams.js";
 
 /** What the dispatcher leaves to the session itself. */

@@ -4,11 +4,11 @@ import { describe, expect, it, vi } from "vitest";
 import type { Origin } from "../origin/origin.js";
 import type { StreamId } from "@handoff/qmux";
 import { FetchServe } from "./fetch.js";
-import { finished, lite05Peer } from "./lite05-peer.js";
+import { finished, lite05Peer } from "./lite05-peer.test-helpers.js";
 import { RelayCode } from "./limits.js";
 import type { StreamIo } from "./stream-io.js";
-import type { TestPeer } from "./test-peer.js";
-import { testOrigin } from "./test-peer.js";
+import type { TestPeer } from "./test-peer.test-helpers.js";
+import { testOrigin } from "./test-peer.test-helpers.js";
 
 /** A lite-05 publisher of `cam`, and a subscriber that makes the relay hold its `video` track. */
 function heldTrack(origin: Origin): { publisher: TestPeer; upstreamId: number } {

@@ -3,7 +3,7 @@ import { FrameEncoder, LITE_04, LiteStreamWriter } from "@handoff/moq-resume/lit
 import { describe, expect, it } from "vitest";
 import { ByteBudget } from "../origin/byte-budget.js";
 import { RelayCode } from "./limits.js";
-import { TestPeer, testOrigin } from "./test-peer.js";
+import { TestPeer, testOrigin } from "./test-peer.test-helpers.js";
 
 function scene() {
   const origin = testOrigin();

@@ -3,7 +3,7 @@ import type { SubscribeUpdate } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { RelayCode } from "./limits.js";
 import { ServedSubscription, type ServeHost } from "./served-subscription.js";
-import { subscribeMsg } from "./session.test-helpers.js";
+import { subscribeMsg } from "./harness.test-helpers.js";
 
 /** A host that records what the subscription asked of it. */
 class RecordingHost implements ServeHost {

@@ -3,10 +3,10 @@ import { LITE_04, type SubscribeUpdate } from "@handoff/moq-resume/lite";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { StreamId } from "@handoff/qmux";
-import { lastCopy } from "../origin/test-source.js";
+import { lastCopy } from "../origin/test-source.test-helpers.js";
 import { RelayCode } from "./limits.js";
 import type { OutboundGroup } from "./outbound-group.js";
-import { frameBytes, Harness, type HarnessOptions, subscribeMsg } from "./session.test-helpers.js";
+import { frameBytes, Harness, type HarnessOptions, subscribeMsg } from "./harness.test-helpers.js";
 
 /** A harness with a publisher of `cam`, and the peer's SUBSCRIBE (fields given) on stream 0. */
 function serving(fields: Parameters<typeof subscribeMsg>[2] = {}, options: HarnessOptions = {}) {

@@ -1,7 +1,7 @@
 import { LITE_02, LITE_04, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { RelayCode } from "./limits.js";
-import { TestPeer, testOrigin } from "./test-peer.js";
+import { TestPeer, testOrigin } from "./test-peer.test-helpers.js";
 import type { SessionStats } from "./stats.js";
 
 function subscribe(id: number, broadcast: string, priority = 0) {

@@ -3,10 +3,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ALLOW_ALL } from "../auth/permissions.js";
 import { MAX_BYTES_BEFORE_SETUP } from "./dispatch.js";
-import { clientSetup, finished, lite05Peer, sendSetup, uniMessages } from "./lite05-peer.js";
+import { clientSetup, finished, lite05Peer, sendSetup, uniMessages } from "./lite05-peer.test-helpers.js";
 import { RelayCode } from "./limits.js";
 import { judgeSetup } from "./setup-stream.js";
-import { testOrigin } from "./test-peer.js";
+import { testOrigin } from "./test-peer.test-helpers.js";
 
 const SUBSCRIBE_ONLY = { publish: [], subscribe: [""] };
 

@@ -4,9 +4,10 @@ import { describe, expect, it } from "vitest";
 import type { PlaceCopy } from "../origin/route.js";
 import type { StreamId } from "@handoff/qmux";
 import { RelayCode } from "./limits.js";
-import { Harness, type HarnessOptions } from "./session.test-helpers.js";
+import { Harness, type HarnessOptions } from "./harness.test-helpers.js";
 import { END_GRACE_MS } from "./subscription-end.js";
-import { InboundGroup, UpstreamSubscription } from "./upstream.js";
+import { InboundGroup } from "./inbound-group.js";
+import { UpstreamSubscription } from "./upstream-subscription.js";
 
 const atLiveEdge: PlaceCopy = () => undefined;
 

@@ -4,7 +4,8 @@ import type { StreamId } from "@handoff/qmux";
 import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
 import { refuse, type RoleTable } from "./role-table.js";
-import { type InboundGroup, UpstreamSubscription } from "./upstream.js";
+import type { InboundGroup } from "./inbound-group.js";
+import { UpstreamSubscription } from "./upstream-subscription.js";
 
 /** The roles of upstream streams: our SUBSCRIBEs on the peer, and the peer's group streams. */
 export type UpstreamRole = { readonly kind: "upstream"; readonly sub: UpstreamSubscription } | { readonly kind: "group-in"; readonly group: InboundGroup };

@@ -4,7 +4,7 @@ import type { ByteBudget } from "../origin/byte-budget.js";
 import { Origin } from "../origin/origin.js";
 import { createFraming, type FramingEvent, type FramingSession, type QmuxVersion, type StreamId, type TransportParams } from "@handoff/qmux";
 import type { SessionLimits } from "./limits.js";
-import { LiteSession } from "./session.js";
+import { LiteSession } from "./lite-session.js";
 import type { SessionStats } from "./stats.js";
 import type { VersionMode } from "./version.js";
 

@@ -1,7 +1,7 @@
 import { LITE_04, LiteStreamReader, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import type { StreamId } from "@handoff/qmux";
-import { until } from "./harness.js";
-import { rawTcpClient, type RawTcpClient } from "./raw-client.js";
+import { until } from "./harness.test-helpers.js";
+import { rawTcpClient, type RawTcpClient } from "./raw-client.test-helpers.js";
 
 /** A hand-driven lite-04 publisher over raw TCP (test helper). */
 export interface RawPublisher {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { within } from "./harness.js";
+import { within } from "./harness.test-helpers.js";
 
 const appDir = fileURLToPath(new URL("../..", import.meta.url));
 

@@ -3,8 +3,8 @@
 import { connect as connectTcp, type Socket } from "node:net";
 import WebSocket from "ws";
 import { createFraming, type StreamId } from "@handoff/qmux";
-import type { FuzzCase } from "./arbitraries.js";
-import { play, type Player } from "./play.js";
+import type { FuzzCase } from "./arbitraries.test-helpers.js";
+import { play, type Player } from "./play.test-helpers.js";
 
 /** The relay's ports. */
 export interface Ports {

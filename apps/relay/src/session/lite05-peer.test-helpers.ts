@@ -2,7 +2,7 @@ import { LITE_05, type LiteMessage, LiteStreamReader, type LiteVersion, type Set
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import type { QmuxVersion, StreamId, TransportParams } from "@handoff/qmux";
-import { TestPeer } from "./test-peer.js";
+import { TestPeer } from "./test-peer.test-helpers.js";
 
 /** A client SETUP with no parameters, or the ones given (test helper). */
 export function clientSetup(fields: Partial<Omit<Setup, "type">> = {}): Setup {

@@ -2,10 +2,10 @@
 // runs a real framing of the same kind, and every byte goes through the session's receive. Test helper.
 import { ALLOW_ALL } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
-import { LiteSession } from "../session/session.js";
+import { LiteSession } from "../session/lite-session.js";
 import { createFraming, type StreamId } from "@handoff/qmux";
-import type { FuzzCase } from "./arbitraries.js";
-import { play, type Player } from "./play.js";
+import type { FuzzCase } from "./arbitraries.test-helpers.js";
+import { play, type Player } from "./play.test-helpers.js";
 
 /** What went wrong in a case: only bugs count (a refusal, reset or close of bad input is the answer). */
 export interface CaseResult {

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { until, within } from "./harness.js";
+import { until, within } from "./harness.test-helpers.js";
 
 // @moq/net's .d.ts files import without extensions, which NodeNext resolution cannot
 // follow, so the parts the tests use are typed here.

@@ -1,5 +1,5 @@
 import * as Moq from "@moq/lite";
-import { connect, within } from "./harness.js";
+import { connect, within } from "./harness.test-helpers.js";
 
 let next = 0;
 

@@ -2,7 +2,7 @@ import * as Moq from "@moq/lite";
 import { expect } from "vitest";
 import type { PeerTiming } from "../cluster/peer.js";
 import type { Relay } from "../server/relay.js";
-import { connect, livePublisher, payload, testRelay, until, within } from "./harness.js";
+import { connect, livePublisher, payload, testRelay, until, within } from "./harness.test-helpers.js";
 
 /** The qmux/TCP URL of a relay, for a peer list or a GOAWAY. */
 export function tcpUrl(relay: Relay, cost?: number): string {

@@ -2,7 +2,7 @@ import { connect as connectTcp, type Socket } from "node:net";
 import { LITE_02, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import WebSocket from "ws";
 import { createFraming, type FramingEvent, type FramingSession, type StreamId, type TransportParams } from "@handoff/qmux";
-import { until, within } from "./harness.js";
+import { until, within } from "./harness.test-helpers.js";
 
 /** A hand-driven client: the test writes whatever bytes it likes through the transport module. */
 export interface RawClient {

@@ -7,7 +7,7 @@ import { LITE_04, type LiteMessage, LiteStreamReader, type LiteStreamReaderOptio
 import { ALLOW_ALL, type Permissions } from "../auth/permissions.js";
 import { Origin } from "../origin/origin.js";
 import type { PlaceCopy, RouteSource, UpstreamTrack } from "../origin/route.js";
-import { fakeSource, type FakeSource } from "../origin/test-source.js";
+import { fakeSource, type FakeSource } from "../origin/test-source.test-helpers.js";
 import type { StreamId } from "@handoff/qmux";
 import { Announces } from "./announces.js";
 import type { SessionContext } from "./context.js";

@@ -1,6 +1,6 @@
 // Plays one fuzz action through a client framing, the same way in memory and over a socket. Test helper.
 import type { FramingSession, StreamId } from "@handoff/qmux";
-import type { Action } from "./arbitraries.js";
+import type { Action } from "./arbitraries.test-helpers.js";
 
 /** What an action works on: the client's framing and streams, and how bytes and time move. */
 export interface Player {
