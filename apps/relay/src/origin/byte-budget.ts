@@ -59,13 +59,18 @@ export class ByteBudget {
   /** Holders being closed, with what they held then: counted as gone already. */
   readonly #closing = new Map<BudgetHolder, number>();
   #doomed = 0;
+  readonly #events: BudgetEvents;
+  readonly #defer: (fn: () => void) => void;
 
   constructor(
     readonly limits: ByteLimits,
-    private readonly events: BudgetEvents,
+    events: BudgetEvents,
     /** Runs a close later in the turn (it may be asked for inside another session's event). */
-    private readonly defer: (fn: () => void) => void,
-  ) {}
+    defer: (fn: () => void) => void,
+  ) {
+    this.#events = events;
+    this.#defer = defer;
+  }
 
   /** Cached payload bytes counted, over every copy. */
   get cachedBytes(): number {
@@ -92,7 +97,7 @@ export class ByteBudget {
       let evicted = 0;
       while (track.bytes > this.limits.maxTrackBytes && track.evictOldest() !== undefined) evicted += 1;
       this.#refresh(record, track);
-      if (evicted > 0) this.events.evicted("track", evicted);
+      if (evicted > 0) this.#events.evicted("track", evicted);
     }
     this.#enforce();
   }
@@ -183,7 +188,7 @@ export class ByteBudget {
       this.#arrivals = this.#arrivals.slice(this.#head);
       this.#head = 0;
     }
-    if (evicted > 0) this.events.evicted("relay", evicted);
+    if (evicted > 0) this.#events.evicted("relay", evicted);
     if (this.#held() > max) this.#closeBiggest();
   }
 
@@ -200,8 +205,8 @@ export class ByteBudget {
     const holder = biggest;
     this.#closing.set(holder, bytes);
     this.#doomed += bytes;
-    this.events.overflowed(holder, bytes);
-    this.defer(() => {
+    this.#events.overflowed(holder, bytes);
+    this.#defer(() => {
       holder.close(RelayCode.TooMany, "relay memory budget: too much data being received");
     });
   }

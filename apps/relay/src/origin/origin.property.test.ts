@@ -62,24 +62,28 @@ class Sibling implements RouteSource {
   readonly copies: Copy[] = [];
   alive = true;
 
+  readonly #publisher: Publisher;
+
   constructor(
     readonly id: number,
-    private readonly publisher: Publisher,
-  ) {}
+    publisher: Publisher,
+  ) {
+    this.#publisher = publisher;
+  }
 
   subscribeUpstream(_path: string, name: string, _priority: number, place: (copy: Track) => { group: number; frame: number } | undefined) {
     if (!this.alive) return undefined;
     const track = new Track(name, { maxGroups: 64 });
     const boundary = place(track);
     // A live-edge subscription starts at the newest group, open or not.
-    const start = boundary?.group ?? Math.max(0, this.publisher.groups.length - 1);
+    const start = boundary?.group ?? Math.max(0, this.#publisher.groups.length - 1);
     const copy: Copy = { track, start, skip: boundary?.frame ?? 0, groups: new Map(), last: undefined, stopped: false };
     this.copies.push(copy);
     // The sibling has the publisher's recent groups cached: it sends them at once.
-    for (let g = start; g < this.publisher.groups.length; g++) {
-      const frames = this.publisher.groups[g] ?? [];
+    for (let g = start; g < this.#publisher.groups.length; g++) {
+      const frames = this.#publisher.groups[g] ?? [];
       for (let f = 0; f < frames.length; f++) this.deliver(copy, g, f);
-      if (g < this.publisher.groups.length - 1 || !this.publisher.open) this.finish(copy, g);
+      if (g < this.#publisher.groups.length - 1 || !this.#publisher.open) this.finish(copy, g);
     }
     return {
       track,
@@ -103,7 +107,7 @@ class Sibling implements RouteSource {
       copy.groups.set(g, group);
     }
     if (f < group.base || group.sealed) return;
-    group.write(encoder.encode(this.publisher.groups[g]?.[f] ?? "?"));
+    group.write(encoder.encode(this.#publisher.groups[g]?.[f] ?? "?"));
   }
 
   finish(copy: Copy, g: number): void {

@@ -23,14 +23,21 @@ export class ControlBacklog {
   readonly #queues = new Map<StreamId, Queue>();
   #bytes = 0;
   #overflowed = false;
+  readonly #write: FramingWrite;
+  readonly #limit: number;
+  readonly #overflow: () => void;
 
   constructor(
-    private readonly write: FramingWrite,
+    write: FramingWrite,
     /** Bytes all streams together may hold here. */
-    private readonly limit: number,
+    limit: number,
     /** The limit was passed (once). */
-    private readonly overflow: () => void,
-  ) {}
+    overflow: () => void,
+  ) {
+    this.#write = write;
+    this.#limit = limit;
+    this.#overflow = overflow;
+  }
 
   /** Bytes waiting for the framing on all streams. */
   get bytes(): number {
@@ -46,7 +53,7 @@ export class ControlBacklog {
       queue.fin ||= fin;
       return;
     }
-    const accepted = this.write(id, bytes, fin);
+    const accepted = this.#write(id, bytes, fin);
     if (accepted === undefined || accepted === bytes.length) return;
     const rest: Queue = { chunks: [], bytes: 0, fin };
     this.#queues.set(id, rest);
@@ -61,7 +68,7 @@ export class ControlBacklog {
       const head = queue.chunks[0];
       if (head === undefined) break;
       const last = queue.chunks.length === 1;
-      const accepted = this.write(id, head, last && queue.fin);
+      const accepted = this.#write(id, head, last && queue.fin);
       if (accepted === undefined) {
         this.drop(id);
         return;
@@ -95,9 +102,9 @@ export class ControlBacklog {
     queue.chunks.push(bytes);
     queue.bytes += bytes.length;
     this.#bytes += bytes.length;
-    if (this.#bytes > this.limit && !this.#overflowed) {
+    if (this.#bytes > this.#limit && !this.#overflowed) {
       this.#overflowed = true;
-      this.overflow();
+      this.#overflow();
     }
   }
 }

@@ -74,44 +74,62 @@ export class StreamDispatch {
   /** Bytes each stream's decoder holds undecoded, as last reported to the budget. */
   readonly #buffered = new Map<StreamId, number>();
 
+  readonly #ctx: SessionContext;
+  readonly #roles: StreamTable;
+  readonly #announces: Announces;
+  readonly #serving: Serving;
+  readonly #upstreams: Upstreams;
+  readonly #hooks: DispatchHooks;
+  readonly #setup: SetupExchange;
+  readonly #fetcher: FetchSource;
+
   constructor(
-    private readonly ctx: SessionContext,
+    ctx: SessionContext,
     /** Every live stream's role. */
-    private readonly roles: StreamTable,
-    private readonly announces: Announces,
-    private readonly serving: Serving,
-    private readonly upstreams: Upstreams,
-    private readonly hooks: DispatchHooks,
+    roles: StreamTable,
+    announces: Announces,
+    serving: Serving,
+    upstreams: Upstreams,
+    hooks: DispatchHooks,
     /** The lite-05 SETUP exchange: requests wait until it is complete. */
-    private readonly setup: SetupExchange,
-    private readonly fetcher: FetchSource,
-  ) {}
+    setup: SetupExchange,
+    fetcher: FetchSource,
+  ) {
+    this.#ctx = ctx;
+    this.#roles = roles;
+    this.#announces = announces;
+    this.#serving = serving;
+    this.#upstreams = upstreams;
+    this.#hooks = hooks;
+    this.#setup = setup;
+    this.#fetcher = fetcher;
+  }
 
   #waiting = 0;
 
   /** A stream the peer opened once the version is known: bidi is control, uni a group (or lite-05 SETUP). */
   opened(id: StreamId, bidi: boolean, version: LiteVersion): void {
-    if (bidi) this.roles.set(id, { kind: "accepted", reader: new LiteStreamReader({ role: "accepted-bidi", version }) });
-    else if (hasTrackStream(version)) this.roles.set(id, { kind: "uni-pending" });
-    else this.roles.set(id, { kind: "group-in", group: new InboundGroup(version, this.ctx.limits.maxGroupBytes, this.ctx.memory) });
+    if (bidi) this.#roles.set(id, { kind: "accepted", reader: new LiteStreamReader({ role: "accepted-bidi", version }) });
+    else if (hasTrackStream(version)) this.#roles.set(id, { kind: "uni-pending" });
+    else this.#roles.set(id, { kind: "group-in", group: new InboundGroup(version, this.#ctx.limits.maxGroupBytes, this.#ctx.memory) });
   }
 
   /** The lite-05 SETUP exchange completed: handle the requests that waited for it. */
   resume(): void {
     this.#waiting = 0;
-    for (const [id, handler] of [...this.roles]) if (isControl(handler)) this.#control(id);
+    for (const [id, handler] of [...this.#roles]) if (isControl(handler)) this.#control(id);
   }
 
   /** The framing has room again: continue the fetches it blocked. */
   writable(): void {
     // Only the fetches waiting to write, not every stream: this runs on every credit update.
     for (const [id, role] of [...this.#fetches]) {
-      if (this.roles.get(id) !== role || role.fetch.done) {
+      if (this.#roles.get(id) !== role || role.fetch.done) {
         this.#fetches.delete(id);
         continue;
       }
       if (role.fetch.pump() === "done") {
-        fetchDone(this.roles, id, role);
+        fetchDone(this.#roles, id, role);
         this.#fetches.delete(id);
       }
     }
@@ -119,8 +137,8 @@ export class StreamDispatch {
 
   /** Requests wait (unread) until a lite-05+ peer's SETUP is accepted. */
   get #held(): boolean {
-    const version = this.ctx.version;
-    return version !== undefined && hasTrackStream(version) && !this.setup.complete;
+    const version = this.#ctx.version;
+    return version !== undefined && hasTrackStream(version) && !this.#setup.complete;
   }
 
   /** Bytes (and FIN) on stream `id`. */
@@ -139,23 +157,23 @@ export class StreamDispatch {
 
   /** Stream `id` has room again: one of our group streams is pumped at the next flush. */
   streamWritable(id: StreamId): void {
-    const role = this.roles.get(id);
-    if (role?.kind === "group-out") this.serving.writable(role.group);
+    const role = this.#roles.get(id);
+    if (role?.kind === "group-out") this.#serving.writable(role.group);
   }
 
   /** Our GOAWAY went out on stream `id`. */
   sentGoaway(id: StreamId): void {
-    this.roles.set(id, { kind: "goaway-out" });
+    this.#roles.set(id, { kind: "goaway-out" });
   }
 
   /** Bidi stream `id` the peer opened carries its pre-lite-05 SETUP (version negotiation). */
   setupStream(id: StreamId): void {
-    this.roles.set(id, { kind: "setup", reader: new LiteStreamReader({ role: "setup-server" }) });
+    this.#roles.set(id, { kind: "setup", reader: new LiteStreamReader({ role: "setup-server" }) });
   }
 
   /** The session ended: what waits on a stream lets go (an announce watch, a fetch, a track's info). */
   teardown(): void {
-    for (const handler of this.roles.values()) {
+    for (const handler of this.#roles.values()) {
       if (handler.kind === "announce-serve") handler.close();
       // A fetch waiting on an open group lets go of its track now, not at the track's next change.
       else if (handler.kind === "fetch-serve") handler.fetch.abandon(undefined);
@@ -170,26 +188,26 @@ export class StreamDispatch {
     let total = 0;
     for (const bytes of this.#buffered.values()) total += bytes;
     this.#buffered.clear();
-    this.ctx.memory.inbound(-total);
-    this.roles.clear();
+    this.#ctx.memory.inbound(-total);
+    this.#roles.clear();
   }
 
   /** Tells the budget how much stream `id`'s decoder holds now. */
   #account(id: StreamId): void {
-    const now = undecoded(this.roles.get(id));
+    const now = undecoded(this.#roles.get(id));
     const was = this.#buffered.get(id) ?? 0;
     if (now === was) return;
     if (now === 0) this.#buffered.delete(id);
     else this.#buffered.set(id, now);
-    this.ctx.memory.inbound(now - was);
+    this.#ctx.memory.inbound(now - was);
   }
 
   #route(id: StreamId, bytes: Uint8Array, fin: boolean): void {
-    const handler = this.roles.get(id);
+    const handler = this.#roles.get(id);
     if (handler === undefined) return;
     switch (handler.kind) {
       case "setup":
-        this.hooks.setupData(id, handler.reader, bytes, fin);
+        this.#hooks.setupData(id, handler.reader, bytes, fin);
         return;
       case "accepted":
       case "announce-serve":
@@ -202,7 +220,7 @@ export class StreamDispatch {
         if (fin) handler.reader.end();
         if (this.#held) {
           this.#waiting += bytes.length;
-          if (this.#waiting > MAX_BYTES_BEFORE_SETUP) this.ctx.close(RelayCode.TooMany, "requests without SETUP");
+          if (this.#waiting > MAX_BYTES_BEFORE_SETUP) this.#ctx.close(RelayCode.TooMany, "requests without SETUP");
           return;
         }
         this.#control(id);
@@ -213,21 +231,21 @@ export class StreamDispatch {
       case "setup-in":
         handler.reader.push(bytes);
         if (fin) handler.reader.end();
-        if (!this.setup.read(handler.reader)) this.roles.delete(id);
+        if (!this.#setup.read(handler.reader)) this.#roles.delete(id);
         return;
       case "announce-intake":
         handler.reader.push(bytes);
         if (fin) handler.reader.end();
-        this.announces.intake(id, handler.reader);
+        this.#announces.intake(id, handler.reader);
         return;
       case "upstream":
-        this.upstreams.receive(id, handler.sub, bytes, fin);
+        this.#upstreams.receive(id, handler.sub, bytes, fin);
         return;
       case "track-query":
-        if (!handler.query.receive(this.ctx, id, bytes, fin)) this.roles.delete(id);
+        if (!handler.query.receive(this.#ctx, id, bytes, fin)) this.#roles.delete(id);
         return;
       case "group-in":
-        this.upstreams.receiveGroup(id, handler.group, bytes, fin);
+        this.#upstreams.receiveGroup(id, handler.group, bytes, fin);
         return;
       case "group-out":
       case "goaway-out":
@@ -246,34 +264,34 @@ export class StreamDispatch {
   }
 
   #reset(id: StreamId, code: number, stopSending: boolean): void {
-    const ctx = this.ctx;
-    const handler = this.roles.get(id);
+    const ctx = this.#ctx;
+    const handler = this.#roles.get(id);
     if (handler === undefined) return;
     switch (handler.kind) {
       case "group-out":
         // The peer does not want the rest of this group (the framing already reset it).
-        this.serving.abandon(handler.group, code);
+        this.#serving.abandon(handler.group, code);
         return;
       case "group-in":
         if (stopSending) return;
-        this.roles.delete(id);
+        this.#roles.delete(id);
         handler.group.reset();
         return;
       case "upstream":
-        this.upstreams.reset(id, handler.sub, code, stopSending);
+        this.#upstreams.reset(id, handler.sub, code, stopSending);
         return;
       case "subscribe-serve":
-        this.roles.delete(id);
-        if (handler.sub !== undefined) this.serving.end(handler.sub, code);
+        this.#roles.delete(id);
+        if (handler.sub !== undefined) this.#serving.end(handler.sub, code);
         return;
       case "announce-serve":
-        this.roles.delete(id);
+        this.#roles.delete(id);
         handler.close();
         refuse(ctx.io, id, true, code);
         return;
       case "announce-intake":
-        this.roles.delete(id);
-        this.announces.withdrawAll();
+        this.#roles.delete(id);
+        this.#announces.withdrawAll();
         refuse(ctx.io, id, true, code);
         return;
       case "setup":
@@ -284,31 +302,31 @@ export class StreamDispatch {
         ctx.close(code, "setup stream reset");
         return;
       case "uni-pending":
-        this.roles.delete(id);
+        this.#roles.delete(id);
         return;
       case "fetch-serve":
-        this.roles.delete(id);
+        this.#roles.delete(id);
         handler.fetch.abandon(code);
         if (!stopSending) ctx.io.stopSending(id, code);
         return;
       case "track-query":
-        this.roles.delete(id);
+        this.#roles.delete(id);
         handler.query.reset(ctx, id, code, stopSending);
         return;
       case "track-serve":
-        this.roles.delete(id);
+        this.#roles.delete(id);
         handler.cancel();
         refuse(ctx.io, id, true, code);
         return;
       case "answered":
         // A PROBE or TRACK stream is never reset by us: close our side cleanly.
-        this.roles.delete(id);
+        this.#roles.delete(id);
         ctx.io.send(id, new Uint8Array(0), true);
         return;
       case "accepted":
       case "ignore":
       case "goaway-out":
-        this.roles.delete(id);
+        this.#roles.delete(id);
         refuse(ctx.io, id, true, code);
         return;
       default: {
@@ -320,7 +338,7 @@ export class StreamDispatch {
 
   #control(id: StreamId): void {
     for (;;) {
-      const handler = this.roles.get(id);
+      const handler = this.#roles.get(id);
       if (handler === undefined || !isControl(handler) || this.#held) return;
       const step = handler.reader.next();
       switch (step.kind) {
@@ -347,48 +365,48 @@ export class StreamDispatch {
     if (msg.type === "stream_header") {
       if (handler.kind !== "accepted") return;
       if (msg.kind === "probe") {
-        this.roles.set(id, { kind: "answered", reader: handler.reader });
-        answerProbe(this.ctx, id);
+        this.#roles.set(id, { kind: "answered", reader: handler.reader });
+        answerProbe(this.#ctx, id);
       } else if (msg.kind !== "announce" && msg.kind !== "subscribe" && msg.kind !== "track" && msg.kind !== "fetch") {
         // GOAWAY is read and surfaced; nothing is answered on it.
-        this.roles.set(id, { kind: "ignore", reader: handler.reader });
+        this.#roles.set(id, { kind: "ignore", reader: handler.reader });
       }
     } else if (msg.type === "probe") {
-      if (handler.kind === "answered") answerProbe(this.ctx, id);
+      if (handler.kind === "answered") answerProbe(this.#ctx, id);
     } else if (msg.type === "track") {
-      if (handler.kind === "accepted") serveTrack(this.ctx, this.roles, id, handler.reader, msg);
+      if (handler.kind === "accepted") serveTrack(this.#ctx, this.#roles, id, handler.reader, msg);
     } else if (msg.type === "fetch") {
       if (handler.kind === "accepted") {
-        const fetcher = this.fetcher;
-        const served = serveFetch(this.ctx, this.roles, fetcher, (path, track, listener) => fetcher.cachedTrack(path, track)?.watch(listener), id, handler.reader, msg);
+        const fetcher = this.#fetcher;
+        const served = serveFetch(this.#ctx, this.#roles, fetcher, (path, track, listener) => fetcher.cachedTrack(path, track)?.watch(listener), id, handler.reader, msg);
         if (served !== undefined && !served.fetch.done) this.#fetches.set(id, served);
       }
     } else if (msg.type === "announce_request") {
-      if (handler.kind === "accepted") this.announces.serve(id, handler.reader, msg);
+      if (handler.kind === "accepted") this.#announces.serve(id, handler.reader, msg);
     } else if (msg.type === "subscribe") {
-      if (handler.kind === "accepted") this.serving.serve(id, handler.reader, msg);
+      if (handler.kind === "accepted") this.#serving.serve(id, handler.reader, msg);
     } else if (msg.type === "subscribe_update") {
       if (handler.kind === "subscribe-serve") handler.sub?.update(msg);
     } else if (msg.type === "goaway") {
-      this.hooks.goaway(msg.uri);
+      this.#hooks.goaway(msg.uri);
     }
     // Anything else on an accepted stream (PROBE reports) needs no answer.
   }
 
   #controlEnd(id: StreamId, handler: ControlHandler): void {
-    const ctx = this.ctx;
+    const ctx = this.#ctx;
     if (handler.kind === "fetch-serve") {
       // The peer has asked all it will; the frames still go out, to FIN or reset.
       handler.fetch.peerDone = true;
-      if (handler.fetch.done) this.roles.delete(id);
+      if (handler.fetch.done) this.#roles.delete(id);
       return;
     }
-    this.roles.delete(id);
+    this.#roles.delete(id);
     // The peer gave up waiting for the track's info.
     if (handler.kind === "track-serve") handler.cancel();
     if (handler.kind === "subscribe-serve" && handler.sub !== undefined) {
       // The peer unsubscribed (FIN): stop sending and close our side too.
-      this.serving.end(handler.sub, undefined);
+      this.#serving.end(handler.sub, undefined);
       return;
     }
     if (handler.kind === "announce-serve") handler.close();
@@ -396,8 +414,8 @@ export class StreamDispatch {
   }
 
   #controlFailed(id: StreamId, handler: ControlHandler, code: number): void {
-    const ctx = this.ctx;
-    this.roles.delete(id);
+    const ctx = this.#ctx;
+    this.#roles.delete(id);
     if (handler.kind === "track-serve") handler.cancel();
     if (handler.kind === "answered") {
       // Never reset a PROBE stream (@moq/lite closes its session on that): stop reading, FIN ours.
@@ -406,7 +424,7 @@ export class StreamDispatch {
     } else if (handler.kind === "fetch-serve") {
       handler.fetch.abandon(code);
       ctx.io.stopSending(id, code);
-    } else if (handler.kind === "subscribe-serve" && handler.sub !== undefined) this.serving.end(handler.sub, code);
+    } else if (handler.kind === "subscribe-serve" && handler.sub !== undefined) this.#serving.end(handler.sub, code);
     else {
       if (handler.kind === "announce-serve") handler.close();
       refuse(ctx.io, id, true, code);
@@ -415,20 +433,20 @@ export class StreamDispatch {
 
   /** A lite-05 uni stream's first byte tells a SETUP (type 1) from a group (type 0). */
   #classifyUni(id: StreamId, bytes: Uint8Array, fin: boolean): void {
-    const ctx = this.ctx;
+    const ctx = this.#ctx;
     const version = ctx.version;
     if (version === undefined) return;
     const first = bytes[0];
     if (first === undefined) {
-      if (fin) this.roles.delete(id);
+      if (fin) this.#roles.delete(id);
       return;
     }
     if (first === UniStreamType.Setup) {
-      if (!this.setup.claim(id)) return;
-      this.roles.set(id, { kind: "setup-in", reader: new LiteStreamReader({ role: "accepted-uni", version }) });
+      if (!this.#setup.claim(id)) return;
+      this.#roles.set(id, { kind: "setup-in", reader: new LiteStreamReader({ role: "accepted-uni", version }) });
     } else {
       // Anything else is read as a group; the group reader rejects a bad type with its code.
-      this.roles.set(id, { kind: "group-in", group: new InboundGroup(version, ctx.limits.maxGroupBytes, ctx.memory) });
+      this.#roles.set(id, { kind: "group-in", group: new InboundGroup(version, ctx.limits.maxGroupBytes, ctx.memory) });
     }
     this.#route(id, bytes, fin);
   }

@@ -39,17 +39,24 @@ export class FetchServe {
   /** True once the peer FINed its side (nothing more to read). */
   peerDone = false;
 
+  readonly #io: StreamIo;
+  readonly #reader: GroupReader;
+  readonly #endFrame: number | undefined;
+
   constructor(
-    private readonly io: StreamIo,
+    io: StreamIo,
     /** The FETCH stream. */
     readonly streamId: StreamId,
     version: LiteVersion,
-    private readonly reader: GroupReader,
+    reader: GroupReader,
     /** lite-06: the first frame to return (0: the group's start). */
     startFrame = 0,
     /** lite-06: the last frame to return, inclusive (undefined: through the group's end). */
-    private readonly endFrame?: number,
+    endFrame?: number,
   ) {
+    this.#io = io;
+    this.#reader = reader;
+    this.#endFrame = endFrame;
     this.#frames = new FrameEncoder(version);
     if (startFrame > 0) reader.skipTo(startFrame);
   }
@@ -74,7 +81,7 @@ export class FetchServe {
     for (;;) {
       const pending = this.#pending;
       if (pending !== undefined) {
-        const accepted = this.io.write(this.streamId, pending, false);
+        const accepted = this.#io.write(this.streamId, pending, false);
         if (accepted < pending.length) {
           this.#pending = pending.subarray(accepted);
           return "blocked";
@@ -82,12 +89,12 @@ export class FetchServe {
         this.#pending = undefined;
       }
       if (this.#lastWritten) return this.#end();
-      const event = this.reader.readFrame();
+      const event = this.#reader.readFrame();
       switch (event.kind) {
         case "frame":
           // The publisher's timestamp goes out unchanged; a lite-01..04 publisher's frame has none: 0.
           this.#pending = this.#frames.encode(event.payload, event.timestamp ?? 0);
-          if (this.endFrame !== undefined && event.index >= this.endFrame) this.#lastWritten = true;
+          if (this.#endFrame !== undefined && event.index >= this.#endFrame) this.#lastWritten = true;
           continue;
         case "gap":
           continue;
@@ -96,7 +103,7 @@ export class FetchServe {
         case "end":
           return this.#end();
         case "lost":
-          this.io.reset(this.streamId, RelayCode.NotFound);
+          this.#io.reset(this.streamId, RelayCode.NotFound);
           this.#finish();
           return "done";
         default: {
@@ -111,14 +118,14 @@ export class FetchServe {
   abandon(code: number | undefined): void {
     if (this.#done) return;
     this.#pending = undefined;
-    if (code !== undefined) this.io.reset(this.streamId, code);
+    if (code !== undefined) this.#io.reset(this.streamId, code);
     this.#finish();
   }
 
   #end(): FetchProgress {
-    this.io.write(this.streamId, new Uint8Array(0), true);
+    this.#io.write(this.streamId, new Uint8Array(0), true);
     // The reader is done with the group even when the fetch stopped short of its end.
-    this.reader.close();
+    this.#reader.close();
     this.#finish();
     return "done";
   }

@@ -17,13 +17,18 @@ export class InboundGroup {
   /** Frames still to skip at the head of a continued group. */
   #skip = 0;
 
+  readonly #maxBytes: number;
+  readonly #memory: SessionMemory;
+
   constructor(
     version: LiteVersion,
     /** Payload bytes the group may carry before it is aborted as too large. */
-    private readonly maxBytes: number = Number.POSITIVE_INFINITY,
+    maxBytes: number = Number.POSITIVE_INFINITY,
     /** The relay's byte budget, told of every group and every byte filed. */
-    private readonly memory: SessionMemory = NO_MEMORY,
+    memory: SessionMemory = NO_MEMORY,
   ) {
+    this.#maxBytes = maxBytes;
+    this.#memory = memory;
     this.#reader = new LiteStreamReader({ role: "accepted-uni", version });
   }
 
@@ -76,7 +81,7 @@ export class InboundGroup {
               return "ignore";
             }
             this.#owner = { sub, sequence: msg.sequence };
-            this.memory.created(track, this.#group);
+            this.#memory.created(track, this.#group);
           } else if (msg.type === "frame") {
             const group = this.#group;
             if (group === undefined) return "ignore";
@@ -91,14 +96,14 @@ export class InboundGroup {
               continue;
             }
             this.#bytes += msg.payload.length;
-            if (this.#bytes > this.maxBytes) {
+            if (this.#bytes > this.#maxBytes) {
               // Aborting drops the frames already cached, so the limit bounds what the group holds.
               this.#abort();
               return "oversized";
             }
             onFrame(msg.payload.length);
             group.write(compact(msg.payload), msg.timestamp);
-            if (this.#track !== undefined) this.memory.changed(this.#track);
+            if (this.#track !== undefined) this.#memory.changed(this.#track);
           }
           continue;
         }
@@ -117,7 +122,7 @@ export class InboundGroup {
 
   #abort(): void {
     this.#group?.abort();
-    if (this.#track !== undefined) this.memory.changed(this.#track);
+    if (this.#track !== undefined) this.#memory.changed(this.#track);
     this.#settled();
   }
 

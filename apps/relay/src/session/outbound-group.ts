@@ -51,14 +51,25 @@ export class OutboundGroup implements Scheduled {
   /** Frames were skipped (a gap): the group must not end with FIN as if whole. */
   #incomplete = false;
 
+  readonly #version: LiteVersion;
+  readonly #subscribeId: number;
+  readonly #reader: GroupReader;
+  readonly #stats: SessionStats;
+  readonly #frameStart: number;
+
   constructor(
-    private readonly version: LiteVersion,
-    private readonly subscribeId: number,
-    private readonly reader: GroupReader,
-    private readonly stats: SessionStats,
+    version: LiteVersion,
+    subscribeId: number,
+    reader: GroupReader,
+    stats: SessionStats,
     /** lite-06: the first frame to send (a subscriber joining the group there; 0: from its start). */
-    private readonly frameStart = 0,
+    frameStart = 0,
   ) {
+    this.#version = version;
+    this.#subscribeId = subscribeId;
+    this.#reader = reader;
+    this.#stats = stats;
+    this.#frameStart = frameStart;
     this.sequence = reader.sequence;
     this.#timed = framesHaveTimestamps(version);
     if (frameStart > 0) reader.skipTo(frameStart);
@@ -81,12 +92,12 @@ export class OutboundGroup implements Scheduled {
       const id = io.open(false);
       if (id === undefined) return "no-stream";
       this.streamId = id;
-      this.stats.group("out");
-      const writer = new LiteStreamWriter(this.version);
+      this.#stats.group("out");
+      const writer = new LiteStreamWriter(this.#version);
       this.#hold(
         writer.encodeAll([
           { type: "stream_header", kind: "group" },
-          { type: "group", subscribe: this.subscribeId, sequence: this.sequence, ...(this.frameStart > 0 ? { frameStart: this.frameStart } : {}) },
+          { type: "group", subscribe: this.#subscribeId, sequence: this.sequence, ...(this.#frameStart > 0 ? { frameStart: this.#frameStart } : {}) },
         ]),
       );
     }
@@ -94,10 +105,10 @@ export class OutboundGroup implements Scheduled {
     for (;;) {
       let fin = false;
       gather: while (this.#heldBytes < COALESCE_BYTES) {
-        const event = this.reader.readFrame();
+        const event = this.#reader.readFrame();
         switch (event.kind) {
           case "frame":
-            this.stats.frame("out", event.payload.length);
+            this.#stats.frame("out", event.payload.length);
             this.#hold(this.#encode(event.payload, event.timestamp));
             continue;
           case "gap":
@@ -140,7 +151,7 @@ export class OutboundGroup implements Scheduled {
   /** Resets a group that lost frames on the way (README: code 422), never FIN as if whole. */
   #resetIncomplete(io: StreamIo, id: StreamId): PumpResult {
     io.reset(id, RelayCode.Incomplete);
-    this.stats.incomplete?.();
+    this.#stats.incomplete?.();
     this.#done = true;
     return "done";
   }
@@ -170,7 +181,7 @@ export class OutboundGroup implements Scheduled {
     if (!this.#timed) {
       const cached = encodedFrames.get(payload);
       if (cached !== undefined) return cached;
-      const out = withHeader(new FrameEncoder(this.version).header(payload.length), payload);
+      const out = withHeader(new FrameEncoder(this.#version).header(payload.length), payload);
       encodedFrames.set(payload, out);
       return out;
     }
@@ -181,7 +192,7 @@ export class OutboundGroup implements Scheduled {
     this.#previous = stamp;
     const cached = timedFrames.get(payload);
     if (cached?.previous === previous && cached.timestamp === stamp) return cached.bytes;
-    const bytes = withHeader(new FrameEncoder(this.version, previous).header(payload.length, stamp), payload);
+    const bytes = withHeader(new FrameEncoder(this.#version, previous).header(payload.length, stamp), payload);
     timedFrames.set(payload, { previous, timestamp: stamp, bytes });
     return bytes;
   }
@@ -192,7 +203,7 @@ export class OutboundGroup implements Scheduled {
     this.#done = true;
     this.#release();
     // The read ends here: the track stops keeping copies for frames this stream will never send.
-    this.reader.close();
+    this.#reader.close();
     if (this.streamId !== undefined) io.reset(this.streamId, code);
   }
 }

@@ -47,15 +47,19 @@ export class ServedSubscription {
   #from: number | undefined;
   #ended = false;
   #closed = false;
+  readonly #release: () => void;
+  readonly #host: ServeHost;
 
   constructor(
     /** The bidi stream the SUBSCRIBE came on. */
     readonly streamId: StreamId,
     msg: Subscribe,
     track: ResumeTrack,
-    private readonly release: () => void,
-    private readonly host: ServeHost,
+    release: () => void,
+    host: ServeHost,
   ) {
+    this.#release = release;
+    this.#host = host;
     this.id = msg.id;
     this.priority = msg.priority;
     this.ordered = msg.ordered;
@@ -88,7 +92,7 @@ export class ServedSubscription {
   /** Hands every group available now to the host. */
   pump(): void {
     if (this.#closed || this.#ended) {
-      if (!this.#closed) this.host.kick(this);
+      if (!this.#closed) this.#host.kick(this);
       return;
     }
     for (;;) {
@@ -96,11 +100,11 @@ export class ServedSubscription {
       switch (event.kind) {
         case "group":
           this.#from ??= event.group.sequence;
-          this.host.startGroup(this, event.group);
+          this.#host.startGroup(this, event.group);
           if (this.#endReached()) return;
           continue;
         case "lost":
-          this.host.dropped(this, event.sequence);
+          this.#host.dropped(this, event.sequence);
           if (this.#endReached()) return;
           continue;
         case "lagged":
@@ -108,17 +112,17 @@ export class ServedSubscription {
           continue;
         case "pending":
           if (this.#endReached()) return;
-          this.host.kick(this);
+          this.#host.kick(this);
           return;
         case "finished":
           this.#ended = true;
-          this.host.finished(this);
-          this.host.kick(this);
+          this.#host.finished(this);
+          this.#host.kick(this);
           return;
         case "error":
           // The upstream's own code where it gave one (a refusal, a failure); a publisher that
           // went away with no other route is "no route".
-          this.host.failed(this, event.error instanceof TrackAbortedError ? event.error.reason : RelayCode.NotFound);
+          this.#host.failed(this, event.error instanceof TrackAbortedError ? event.error.reason : RelayCode.NotFound);
           return;
         default: {
           const never: never = event;
@@ -157,8 +161,8 @@ export class ServedSubscription {
     if (end === undefined || from === undefined) return false;
     if (from <= end && !this.#reader.hasSettled(from, end)) return false;
     this.#ended = true;
-    this.host.finished(this);
-    this.host.kick(this);
+    this.#host.finished(this);
+    this.#host.kick(this);
     return true;
   }
 
@@ -168,6 +172,6 @@ export class ServedSubscription {
     this.#closed = true;
     this.#unwatch();
     this.#reader.close();
-    this.release();
+    this.#release();
   }
 }

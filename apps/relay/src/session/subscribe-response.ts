@@ -14,13 +14,22 @@ export class SubscribeResponder {
   #started: boolean;
   #last: number | undefined;
 
+  readonly #io: StreamIo;
+  readonly #writer: LiteStreamWriter;
+  readonly #streamId: StreamId;
+  readonly #msg: Subscribe;
+
   constructor(
-    private readonly io: StreamIo,
-    private readonly writer: LiteStreamWriter,
+    io: StreamIo,
+    writer: LiteStreamWriter,
     version: LiteVersion,
-    private readonly streamId: StreamId,
-    private readonly msg: Subscribe,
+    streamId: StreamId,
+    msg: Subscribe,
   ) {
+    this.#io = io;
+    this.#writer = writer;
+    this.#streamId = streamId;
+    this.#msg = msg;
     this.#lite05 = hasTrackStream(version);
     this.#legacy = isLegacy(version);
     this.#started = false;
@@ -28,7 +37,7 @@ export class SubscribeResponder {
 
   /** The subscription was accepted: the first reply. */
   accepted(): void {
-    const msg = this.msg;
+    const msg = this.#msg;
     if (!this.#lite05) {
       this.#send({
         type: "subscribe_ok",
@@ -70,6 +79,6 @@ export class SubscribeResponder {
   }
 
   #send(msg: LiteMessage): void {
-    this.io.send(this.streamId, this.writer.encode(msg), false);
+    this.#io.send(this.#streamId, this.#writer.encode(msg), false);
   }
 }
