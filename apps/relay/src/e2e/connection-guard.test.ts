@@ -3,6 +3,7 @@
 import * as Moq from "@moq/lite";
 import { describe, expect, it, vi } from "vitest";
 import { LiteSession } from "../session/lite-session.js";
+import { Serving } from "../session/serving.js";
 import { bystanderRoundTrip } from "./bystander.test-helpers.js";
 import { connect, e2eSetup, livePublisher, payload, testRelay, until, within } from "./harness.test-helpers.js";
 import { rawClient, rawSetup } from "./raw-client.test-helpers.js";
@@ -54,9 +55,9 @@ describe("connection guard", () => {
     const req = await within(broadcast.requested(), 3000, "track requested");
     if (!req) throw new Error("no request");
     await until(() => [...r.sessions].filter((s) => s.subscriptions === 1).length === 2, 3000, "both subscribed");
-    const startGroup = Object.getOwnPropertyDescriptor(LiteSession.prototype, "startGroup")?.value as LiteSession["startGroup"];
-    const spy = vi.spyOn(LiteSession.prototype, "startGroup").mockImplementation(function (this: LiteSession, ...args) {
-      if (this === victim) throw new Error("a bug reached while fanning out to this subscriber");
+    const startGroup = Object.getOwnPropertyDescriptor(Serving.prototype, "startGroup")?.value as Serving["startGroup"];
+    const spy = vi.spyOn(Serving.prototype, "startGroup").mockImplementation(function (this: Serving, ...args) {
+      if (this.source === victim) throw new Error("a bug reached while fanning out to this subscriber");
       startGroup.apply(this, args);
     });
     cleanup.push(() => {

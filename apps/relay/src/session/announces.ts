@@ -118,7 +118,7 @@ export class Announces {
       return true;
     };
     // Runs inside whichever connection changed the route: contained to this session.
-    const watch = ctx.origin.watch(prefix, ctx.self, (e) => {
+    const watch = ctx.origin.watch(prefix, ctx.source, (e) => {
       ctx.contain("announce", () => {
         if (ctx.closed || !live) return;
         // Only lite-06 can tell a subscriber that a route changed (ANNOUNCE_UPDATE).
@@ -204,7 +204,7 @@ export class Announces {
 
   /** Withdraws from the origin everything the peer announced. */
   withdrawAll(): void {
-    for (const path of this.#announced) this.#ctx.origin.unannounce(path, this.#ctx.self);
+    for (const path of this.#announced) this.#ctx.origin.unannounce(path, this.#ctx.source);
     this.#announced.clear();
   }
 
@@ -217,7 +217,7 @@ export class Announces {
     const ctx = this.#ctx;
     const path = joinPath(ctx.root, suffix);
     if (!active) {
-      if (this.#announced.delete(path)) ctx.origin.unannounce(path, ctx.self);
+      if (this.#announced.delete(path)) ctx.origin.unannounce(path, ctx.source);
       return;
     }
     if (!allowed(ctx.permissions.publish, path)) return;
@@ -228,7 +228,7 @@ export class Announces {
     }
     if (!this.#announced.has(path) && this.#announced.size >= ctx.limits.maxAnnounced) return;
     this.#announced.add(path);
-    ctx.origin.announce(path, ctx.self, hops, cost);
+    ctx.origin.announce(path, ctx.source, hops, cost);
   }
 }
 

@@ -3,7 +3,6 @@
 import { LITE_04, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RelayCode } from "./limits.js";
-import { LiteSession } from "./lite-session.js";
 import { Serving } from "./serving.js";
 import { TestPeer, testOrigin } from "./test-peer.test-helpers.js";
 
@@ -64,9 +63,9 @@ afterEach(() => {
 describe("contained work", () => {
   it("fails only the subscriber whose fan-out threw: the publisher and the other subscriber carry on", () => {
     const { publisher, victim, other, faults, sendGroup, runDeferred } = scene();
-    const startGroup = Object.getOwnPropertyDescriptor(LiteSession.prototype, "startGroup")?.value as LiteSession["startGroup"];
-    vi.spyOn(LiteSession.prototype, "startGroup").mockImplementation(function (this: LiteSession, ...args) {
-      if (this === victim.session) throw new Error("a bug in this subscriber's fan-out");
+    const startGroup = Object.getOwnPropertyDescriptor(Serving.prototype, "startGroup")?.value as Serving["startGroup"];
+    vi.spyOn(Serving.prototype, "startGroup").mockImplementation(function (this: Serving, ...args) {
+      if (this.source === victim.session) throw new Error("a bug in this subscriber's fan-out");
       startGroup.apply(this, args);
     });
     expect(() => {

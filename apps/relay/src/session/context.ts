@@ -4,7 +4,6 @@ import type { Origin } from "../origin/origin.js";
 import type { RouteSource } from "../origin/route.js";
 import type { SessionLimits } from "./limits.js";
 import type { SessionMemory } from "./memory.js";
-import type { ServeHost } from "./served-subscription.js";
 import type { SessionStats } from "./stats.js";
 import type { StreamIo } from "./stream-io.js";
 
@@ -21,8 +20,8 @@ export interface SessionContext {
   readonly memory: SessionMemory;
   /** Link cost of routes learnt from this peer. */
   readonly cost: number;
-  /** The session itself, as the origin and served subscriptions know it. */
-  readonly self: RouteSource & ServeHost;
+  /** The session itself, as the origin knows it (a route source, a subscriber, an announcer). */
+  readonly source: RouteSource;
   /** The negotiated version, once known. */
   readonly version: LiteVersion | undefined;
   /** The encoder for the negotiated version, once known. */

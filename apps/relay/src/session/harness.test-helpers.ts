@@ -13,7 +13,7 @@ import { Announces } from "./announces.js";
 import type { SessionContext } from "./context.js";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./limits.js";
 import { NO_MEMORY } from "./memory.js";
-import type { ServedSubscription, ServeHost } from "./served-subscription.js";
+import type { ServedSubscription } from "./served-subscription.js";
 import { Serving } from "./serving.js";
 import type { SessionStats } from "./stats.js";
 import type { StreamIo } from "./stream-io.js";
@@ -217,8 +217,8 @@ export class Harness {
   readonly upstreams: Upstreams;
   readonly announces: Announces;
   readonly ctx: SessionContext;
-  /** The session as the origin and served subscriptions see it. */
-  readonly self: RouteSource & ServeHost;
+  /** The session as the origin sees it. */
+  readonly source: RouteSource;
   /** Every `close` call. */
   readonly closes: { readonly code: number; readonly reason: string }[] = [];
   drains = 0;
@@ -236,30 +236,11 @@ export class Harness {
     const version = (): LiteVersion | undefined => this.version;
     const writer = (): LiteStreamWriter | undefined => this.writer;
     const closed = (): boolean => this.closed;
-    this.self = {
+    this.source = {
       id: options.id ?? 1,
       subscribeUpstream: (path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined =>
         this.upstreams.subscribe(path, track, priority, place),
       askTrackInfo: (path, track, answer) => askTrackInfo(this.ctx, this.handlers, path, track, answer),
-      startGroup: (sub, group) => {
-        this.serving.startGroup(sub, group);
-      },
-      finished: (sub) => {
-        this.serving.maybeFinish(sub);
-      },
-      failed: (sub, code) => {
-        this.serving.end(sub, code);
-      },
-      dropped: (sub, sequence) => {
-        this.serving.dropped(sub, sequence);
-      },
-      kick: (sub) => {
-        this.serving.kick(sub);
-        this.serving.flush();
-      },
-      contain: (_where, fn) => {
-        fn();
-      },
     };
     this.ctx = {
       io: this.io,
@@ -270,7 +251,7 @@ export class Harness {
       stats: this.stats,
       memory: NO_MEMORY,
       cost: 0,
-      self: this.self,
+      source: this.source,
       get version() {
         return version();
       },
@@ -291,7 +272,10 @@ export class Harness {
         fn();
       },
     };
-    this.serving = new Serving(this.ctx, this.handlers);
+    // The harness defers nothing: a kick flushes at once.
+    this.serving = new Serving(this.ctx, this.handlers, (flush) => {
+      flush();
+    });
     this.upstreams = new Upstreams(this.ctx, this.handlers);
     this.announces = new Announces(this.ctx, this.handlers);
   }

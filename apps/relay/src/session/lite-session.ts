@@ -1,4 +1,3 @@
-import type { GroupReader } from "@handoff/moq-resume";
 import { hasGoaway, hasTrackStream, type LiteStreamReader, LiteStreamWriter, type LiteVersion, normalizePath } from "@handoff/moq-resume/lite";
 import type { Permissions } from "../auth/permissions.js";
 import type { Origin } from "../origin/origin.js";
@@ -13,7 +12,6 @@ import { NO_MEMORY, type SessionMemory } from "./memory.js";
 import { StreamDispatch } from "./dispatch.js";
 import { DEFAULT_SESSION_LIMITS, RelayCode, type SessionLimits } from "./limits.js";
 import { refuse } from "./role-table.js";
-import type { ServedSubscription, ServeHost } from "./served-subscription.js";
 import { Serving } from "./serving.js";
 import { SetupExchange } from "./setup-stream.js";
 import { NO_STATS, type SessionStats } from "./stats.js";
@@ -73,7 +71,7 @@ export interface SessionOptions {
  * stream dispatch are delegated to their own modules. Sans-I/O apart from the sink it writes to;
  * the server drives it with bytes and ticks.
  */
-export class LiteSession implements RouteSource, ServeHost {
+export class LiteSession implements RouteSource {
   /** @inheritdoc */
   readonly id: number;
   readonly #framing: FramingSession;
@@ -99,7 +97,6 @@ export class LiteSession implements RouteSource, ServeHost {
   #setupStream: StreamId | undefined;
   #goawayReceived = false;
   readonly #defer: (flush: () => void) => void;
-  #flushQueued = false;
   #draining = false;
   #closed = false;
   /** An error escaped contained work: nothing more is done on behalf of others. */
@@ -195,7 +192,7 @@ export class LiteSession implements RouteSource, ServeHost {
       stats,
       memory,
       cost: options.cost ?? 0,
-      self: this,
+      source: this,
       get version() {
         return version();
       },
@@ -217,7 +214,7 @@ export class LiteSession implements RouteSource, ServeHost {
     };
     this.#ctx = ctx;
     this.#announces = new Announces(ctx, this.#roles);
-    this.#serving = new Serving(ctx, this.#roles);
+    this.#serving = new Serving(ctx, this.#roles, this.#defer);
     this.#upstreams = new Upstreams(ctx, this.#roles);
     this.#setup = new SetupExchange(ctx, this.#root, (narrowed, role) => {
       this.#root = narrowed;
@@ -353,50 +350,6 @@ export class LiteSession implements RouteSource, ServeHost {
       asked = askTrackInfo(this.#ctx, this.#roles, path, track, answer);
     });
     return asked;
-  }
-
-  // --- ServeHost ---
-
-  /** @inheritdoc */
-  startGroup(sub: ServedSubscription, group: GroupReader): void {
-    this.#serving.startGroup(sub, group);
-    // A new group flushes at once, without waiting for the turn's end: a turn that brings more
-    // groups than the track's cache holds (a stalled process catching up) would otherwise have
-    // them evicted before they were written.
-    this.#serving.flush();
-    this.#drain();
-  }
-
-  /** @inheritdoc */
-  finished(sub: ServedSubscription): void {
-    this.#serving.maybeFinish(sub);
-  }
-
-  /** @inheritdoc */
-  failed(sub: ServedSubscription, code: number): void {
-    this.#serving.end(sub, code);
-    this.#drain();
-  }
-
-  /** @inheritdoc */
-  dropped(sub: ServedSubscription, sequence: number): void {
-    this.#serving.dropped(sub, sequence);
-    this.#drain();
-  }
-
-  /** @inheritdoc */
-  kick(sub: ServedSubscription): void {
-    this.#serving.kick(sub);
-    if (this.#flushQueued) return;
-    this.#flushQueued = true;
-    this.#defer(() => {
-      this.#flushQueued = false;
-      this.contain("flush", () => {
-        this.#serving.flush();
-        // May run inside another session's drain (origin callbacks); our drain is re-entrant-safe.
-        this.#drain();
-      });
-    });
   }
 
   /** @inheritdoc */

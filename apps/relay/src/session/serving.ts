@@ -1,13 +1,14 @@
 import type { GroupReader } from "@handoff/moq-resume";
 import { encodeDatagram, hasTrackStream, joinPath, type LiteStreamReader, type Subscribe } from "@handoff/moq-resume/lite";
 import { allowed } from "../auth/permissions.js";
+import type { RouteSource } from "../origin/route.js";
 import type { StreamId } from "@handoff/qmux";
 import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
 import { OutboundGroup, type PumpResult } from "./outbound-group.js";
 import { type IgnoreRole, refuse, type RoleTable, turnDown } from "./role-table.js";
 import { Lane, ReadyLanes, victim } from "./scheduler.js";
-import { ServedSubscription } from "./served-subscription.js";
+import { ServedSubscription, type ServeHost } from "./served-subscription.js";
 import { SubscribeResponder } from "./subscribe-response.js";
 
 /** The roles of served streams: the peer's SUBSCRIBE streams and our group streams for them. */
@@ -22,7 +23,7 @@ export type ServingRole =
  * and a flush pumps only the streams that gained data (a kick of their subscription) or room (a
  * writable event), then opens waiting groups while the peer allows streams.
  */
-export class Serving {
+export class Serving implements ServeHost {
   readonly #ctx: SessionContext;
   readonly #roles: RoleTable<ServingRole | IgnoreRole>;
   readonly #served = new Set<ServedSubscription>();
@@ -37,11 +38,24 @@ export class Serving {
   /** Groups wait for the peer's stream limit: unordered subscriptions get the newest first. */
   #contended = false;
   #flushing = false;
+  /** A flush is deferred already (kicks of one turn share it). */
+  #flushQueued = false;
+  readonly #defer: (flush: () => void) => void;
   #pumps = 0;
 
-  constructor(ctx: SessionContext, roles: RoleTable<ServingRole | IgnoreRole>) {
+  /**
+   * @param defer runs `flush` later in this turn of the event loop, so that the kicks a turn
+   *   brings cost one flush (the session's own `defer` option)
+   */
+  constructor(ctx: SessionContext, roles: RoleTable<ServingRole | IgnoreRole>, defer: (flush: () => void) => void) {
     this.#ctx = ctx;
     this.#roles = roles;
+    this.#defer = defer;
+  }
+
+  /** The session whose peer is served, as the origin knows it. */
+  get source(): RouteSource {
+    return this.#ctx.source;
   }
 
   /** Subscriptions being served. */
@@ -81,7 +95,7 @@ export class Serving {
       turnDown(ctx.io, this.#roles, id, reader, RelayCode.TooMany);
       return;
     }
-    const routed = ctx.origin.subscribe(path, msg.track, msg.priority, ctx.self, msg.startGroup);
+    const routed = ctx.origin.subscribe(path, msg.track, msg.priority, ctx.source, msg.startGroup);
     if (!routed.ok) {
       turnDown(ctx.io, this.#roles, id, reader, RelayCode.NotFound);
       return;
@@ -90,7 +104,7 @@ export class Serving {
     this.#roles.set(id, entry);
     const responder = new SubscribeResponder(ctx.io, writer, version, id, msg);
     responder.accepted();
-    const sub = new ServedSubscription(id, msg, routed.track, routed.release, ctx.self);
+    const sub = new ServedSubscription(id, msg, routed.track, routed.release, this);
     this.#responders.set(sub, responder);
     this.#lanes.set(sub, new Lane(msg.priority, msg.ordered));
     entry.sub = sub;
@@ -99,8 +113,59 @@ export class Serving {
     sub.pump();
   }
 
-  /** Schedules a new group of `sub`; over the limit, the least wanted group is skipped. */
+  // --- ServeHost: what the served subscriptions ask of the session ---
+
+  /** @inheritdoc */
   startGroup(sub: ServedSubscription, group: GroupReader): void {
+    this.#schedule(sub, group);
+    // A new group flushes at once, without waiting for the turn's end: a turn that brings more
+    // groups than the track's cache holds (a stalled process catching up) would otherwise have
+    // them evicted before they were written.
+    this.flush();
+    this.#ctx.drain();
+  }
+
+  /** @inheritdoc */
+  finished(sub: ServedSubscription): void {
+    this.maybeFinish(sub);
+  }
+
+  /** @inheritdoc */
+  failed(sub: ServedSubscription, code: number): void {
+    this.end(sub, code);
+    this.#ctx.drain();
+  }
+
+  /** @inheritdoc */
+  dropped(sub: ServedSubscription, sequence: number): void {
+    this.#tellDropped(sub, sequence);
+    this.#ctx.drain();
+  }
+
+  /** @inheritdoc */
+  kick(sub: ServedSubscription): void {
+    this.#wake(sub);
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    this.#defer(() => {
+      this.#flushQueued = false;
+      this.#ctx.contain("flush", () => {
+        this.flush();
+        // May run inside another session's drain (origin callbacks); the drain is re-entrant-safe.
+        this.#ctx.drain();
+      });
+    });
+  }
+
+  /** @inheritdoc */
+  contain(where: string, fn: () => void): void {
+    this.#ctx.contain(where, fn);
+  }
+
+  // --- scheduling ---
+
+  /** Schedules a new group of `sub`; over the limit, the least wanted group is skipped. */
+  #schedule(sub: ServedSubscription, group: GroupReader): void {
     const ctx = this.#ctx;
     const version = ctx.version;
     const lane = this.#lanes.get(sub);
@@ -147,7 +212,7 @@ export class Serving {
   }
 
   /** `sub`'s track changed: its streams waiting for a frame are pumped at the next flush. */
-  kick(sub: ServedSubscription): void {
+  #wake(sub: ServedSubscription): void {
     const lane = this.#lanes.get(sub);
     if (lane === undefined) return;
     this.#sync(sub, lane);
@@ -166,7 +231,7 @@ export class Serving {
   }
 
   /** Tells the peer (SUBSCRIBE_DROP, lite-03+) that group `sequence` of `sub` will not come. */
-  dropped(sub: ServedSubscription, sequence: number): void {
+  #tellDropped(sub: ServedSubscription, sequence: number): void {
     this.#ctx.stats.dropped?.();
     this.#responders.get(sub)?.dropped(sequence, RelayCode.Lost);
   }

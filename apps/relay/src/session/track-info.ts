@@ -47,7 +47,7 @@ export function serveTrack(ctx: SessionContext, roles: RoleTable<TrackServeRole 
   }
   const handler: TrackServeRole = { kind: "track-serve", reader, cancel: noop };
   roles.set(id, handler);
-  const cancel = ctx.origin.trackInfo(path, msg.track, ctx.self, (result) => {
+  const cancel = ctx.origin.trackInfo(path, msg.track, ctx.source, (result) => {
     // Usually answered from the upstream session's event: contained to this session.
     ctx.contain("track-info", () => {
       if (ctx.closed || roles.get(id) !== handler) return;
