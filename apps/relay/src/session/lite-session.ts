@@ -8,62 +8,19 @@ import { Announces } from "./announces.js";
 import type { SessionContext } from "./context.js";
 import { ControlBacklog } from "./control-backlog.js";
 import type { ByteBudget } from "../origin/byte-budget.js";
-import { NO_MEMORY, type SessionMemory } from "./memory.js";
+import { budgetMemory, NO_MEMORY, type SessionMemory } from "./memory.js";
 import { StreamDispatch } from "./dispatch.js";
 import { DEFAULT_SESSION_LIMITS, RelayCode, type SessionLimits } from "./limits.js";
 import { refuse } from "./role-table.js";
 import { Serving } from "./serving.js";
 import { SetupExchange } from "./setup-stream.js";
+import type { SessionOptions, SessionSink } from "./session-options.js";
 import { NO_STATS, type SessionStats } from "./stats.js";
 import type { StreamTable } from "./stream-role.js";
-import type { StreamIo } from "./stream-io.js";
+import { framingIo, type StreamIo } from "./stream-io.js";
 import { askTrackInfo } from "./track-query.js";
 import { Upstreams } from "./upstreams.js";
 import { pickSetupVersion, versionMode, type VersionMode } from "./version.js";
-
-/** Where a session's output goes: the socket driver. */
-export interface SessionSink {
-  /** Bytes to put on the wire (one WebSocket message, or a chunk of the TCP stream). */
-  send(bytes: Uint8Array): void;
-  /** The session is over; close the socket once the sends are flushed. */
-  closed(code: number, reason: string): void;
-  /** The peer sent GOAWAY (lite-04+): reconnect to `uri` (empty: the same endpoint) and migrate. */
-  goaway?(uri: string): void;
-  /** The moq-lite version is settled (by ALPN, the qmux parameters or the in-band SETUP). */
-  version?(version: LiteVersion): void;
-}
-
-/** Options of one session. */
-export interface SessionOptions {
-  /** Unique id (logs, split horizon). */
-  readonly id: number;
-  readonly framing: FramingSession;
-  readonly mode: VersionMode;
-  readonly origin: Origin;
-  /** The connection's path scope: the peer's paths are relative to it. */
-  readonly root: string;
-  readonly permissions: Permissions;
-  readonly sink: SessionSink;
-  readonly limits?: Partial<SessionLimits>;
-  readonly stats?: SessionStats;
-  /** Link cost of routes learnt from this peer (default 0). */
-  readonly cost?: number;
-  /**
-   * Runs `flush` later in this turn of the event loop (the server passes `setImmediate`), so the
-   * frames a turn brings cost one flush per session instead of one per frame and subscriber.
-   * Default: at once.
-   */
-  readonly defer?: (flush: () => void) => void;
-  /**
-   * An error escaped work this session did from outside its own events (another connection's
-   * event woke it, a deferred flush): the session has stopped doing such work and `fault` ends it
-   * (the server logs, counts and closes it, later in the turn, so the connection whose event it
-   * was carries on undisturbed). Default: close with {@link RelayCode.Internal}, deferred.
-   */
-  readonly fault?: (where: string, error: unknown) => void;
-  /** The relay's byte budget: what the peer sends is counted against it (default: not counted). */
-  readonly budget?: ByteBudget;
-}
 
 /**
  * One moq-lite session over one framing (one WebSocket or TCP connection): the connection's
@@ -136,45 +93,12 @@ export class LiteSession implements RouteSource {
       },
     );
     const backlog = this.#backlog;
-    this.#io = {
-      open: (bidi) => {
-        const r = framing.openStream(bidi);
-        return r.ok ? r.streamId : undefined;
-      },
-      write: (id, bytes, fin) => {
-        const r = framing.write(id, bytes, fin);
-        return r.ok ? r.accepted : bytes.length;
-      },
-      send: (id, bytes, fin) => {
-        backlog.send(id, bytes, fin);
-      },
-      reset: (id, code) => {
-        backlog.drop(id);
-        framing.reset(id, code);
-      },
-      stopSending: (id, code) => {
-        framing.stopSending(id, code);
-      },
-      datagram: (bytes) => framing.sendDatagram(bytes),
-    };
+    this.#io = framingIo(framing, backlog);
     const permissions: Permissions = options.permissions;
     const stats: SessionStats = options.stats ?? NO_STATS;
     const budget = options.budget;
     this.#budget = budget;
-    const memory: SessionMemory =
-      budget === undefined
-        ? NO_MEMORY
-        : {
-            created: (track, group) => {
-              budget.created(track, group);
-            },
-            changed: (track) => {
-              budget.changed(track);
-            },
-            inbound: (delta) => {
-              budget.inbound(this, delta);
-            },
-          };
+    const memory: SessionMemory = budget === undefined ? NO_MEMORY : budgetMemory(budget, this);
     // Getters, so the modules read the session's live state (version, closed) and not a copy.
     const version = (): LiteVersion | undefined => this.#version;
     const writer = (): LiteStreamWriter | undefined => this.#writer;

@@ -1,4 +1,5 @@
 import type { Group, Track } from "@handoff/moq-resume";
+import type { BudgetHolder, ByteBudget } from "../origin/byte-budget.js";
 
 /** What a session tells the relay's byte budget about the data its peer sends. */
 export interface SessionMemory {
@@ -16,3 +17,18 @@ export const NO_MEMORY: SessionMemory = {
   changed: () => undefined,
   inbound: () => undefined,
 };
+
+/** What `holder`'s session tells the relay's byte budget. */
+export function budgetMemory(budget: ByteBudget, holder: BudgetHolder): SessionMemory {
+  return {
+    created: (track, group) => {
+      budget.created(track, group);
+    },
+    changed: (track) => {
+      budget.changed(track);
+    },
+    inbound: (delta) => {
+      budget.inbound(holder, delta);
+    },
+  };
+}

@@ -1,4 +1,5 @@
-import type { StreamId } from "@handoff/qmux";
+import type { FramingSession, StreamId } from "@handoff/qmux";
+import type { ControlBacklog } from "./control-backlog.js";
 
 /** The slice of the framing that stream handlers use (so they can be tested with a fake). */
 export interface StreamIo {
@@ -24,4 +25,32 @@ export interface StreamIo {
    * datagram that large (or none at all). Absent: the session sends none.
    */
   datagram?(bytes: Uint8Array): boolean;
+}
+
+/**
+ * The stream I/O of a session over `framing`: control bytes go through `backlog`, which holds
+ * what the framing cannot take yet; group and fetch data is written directly.
+ */
+export function framingIo(framing: FramingSession, backlog: ControlBacklog): StreamIo {
+  return {
+    open: (bidi) => {
+      const r = framing.openStream(bidi);
+      return r.ok ? r.streamId : undefined;
+    },
+    write: (id, bytes, fin) => {
+      const r = framing.write(id, bytes, fin);
+      return r.ok ? r.accepted : bytes.length;
+    },
+    send: (id, bytes, fin) => {
+      backlog.send(id, bytes, fin);
+    },
+    reset: (id, code) => {
+      backlog.drop(id);
+      framing.reset(id, code);
+    },
+    stopSending: (id, code) => {
+      framing.stopSending(id, code);
+    },
+    datagram: (bytes) => framing.sendDatagram(bytes),
+  };
 }
