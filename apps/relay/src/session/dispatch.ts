@@ -8,7 +8,7 @@ import { answerProbe } from "./probe.js";
 import { refuse } from "./role-table.js";
 import type { Serving } from "./serving.js";
 import type { SetupExchange } from "./setup-stream.js";
-import type { StreamRole, StreamTable } from "./stream-role.js";
+import { type ControlHandler, isControl, type StreamTable, undecoded } from "./stream-role.js";
 import { serveTrack } from "./track-info.js";
 import { InboundGroup } from "./inbound-group.js";
 import type { Upstreams } from "./upstreams.js";
@@ -19,36 +19,6 @@ export interface DispatchHooks {
   setupData(id: StreamId, reader: LiteStreamReader, bytes: Uint8Array, fin: boolean): void;
   /** The peer sent GOAWAY. */
   goaway(uri: string): void;
-}
-
-/** The roles that read control messages off an accepted bidi stream. */
-type ControlHandler = Extract<StreamRole, { kind: "accepted" | "announce-serve" | "subscribe-serve" | "ignore" | "answered" | "track-serve" | "fetch-serve" }>;
-
-function isControl(handler: StreamRole): handler is ControlHandler {
-  switch (handler.kind) {
-    case "accepted":
-    case "announce-serve":
-    case "subscribe-serve":
-    case "ignore":
-    case "answered":
-    case "track-serve":
-    case "fetch-serve":
-      return true;
-    case "setup":
-    case "track-query":
-    case "announce-intake":
-    case "upstream":
-    case "group-in":
-    case "group-out":
-    case "goaway-out":
-    case "uni-pending":
-    case "setup-in":
-      return false;
-    default: {
-      const never: never = handler;
-      throw new Error(`unexpected handler ${JSON.stringify(never)}`);
-    }
-  }
 }
 
 /**
@@ -449,31 +419,5 @@ export class StreamDispatch {
       this.#roles.set(id, { kind: "group-in", group: new InboundGroup(version, ctx.limits.maxGroupBytes, ctx.memory) });
     }
     this.#route(id, bytes, fin);
-  }
-}
-
-/** Bytes a stream's decoder holds that do not make a whole message or frame yet. */
-function undecoded(handler: StreamRole | undefined): number {
-  if (handler === undefined) return 0;
-  if (isControl(handler)) return handler.reader.buffered;
-  switch (handler.kind) {
-    case "setup":
-    case "setup-in":
-    case "announce-intake":
-      return handler.reader.buffered;
-    case "track-query":
-      return handler.query.buffered;
-    case "upstream":
-      return handler.sub.buffered;
-    case "group-in":
-      return handler.group.buffered;
-    case "uni-pending":
-    case "group-out":
-    case "goaway-out":
-      return 0;
-    default: {
-      const never: never = handler;
-      throw new Error(`unexpected handler ${JSON.stringify(never)}`);
-    }
   }
 }
