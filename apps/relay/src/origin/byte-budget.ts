@@ -1,5 +1,5 @@
 import type { Group, Track } from "@handoff/moq-resume";
-import { RelayCode } from "../session/limits.js";
+import { RelayCode } from "../relay-code.js";
 
 /** Which budget made room. */
 export type Budget = "track" | "relay";
