@@ -20,7 +20,7 @@ import { accessFrom } from "./mqtt/access.js";
 import { Broker } from "./mqtt/broker.js";
 import { withinTopicLevels } from "./mqtt/snapshot-limits.js";
 import { SqliteStore } from "./storage/index.js";
-import { openConfiguredRedisStore } from "./storage/redis-config.js";
+import { openRedisStorage } from "./storage/redis-config.js";
 
 /** The broker's version (its package.json), as `$SYS/broker/version` and the logs report it. */
 export const VERSION = packageVersion();
@@ -67,11 +67,15 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
   let displace: (clientId: string) => void = () => undefined;
   // Throws StoreOpenError naming the file and the problem: a damaged or foreign file is never
   // silently replaced by an empty start.
-  const store =
+  const redis =
     config.storage === "redis"
-      ? await openConfiguredRedisStore(config, (clientId) => {
+      ? await openRedisStorage(config, (clientId) => {
           displace(clientId);
         })
+      : undefined;
+  const store =
+    redis !== undefined
+      ? redis.store
       : config.storage === "sqlite"
       ? SqliteStore.open({
           dataDir: config.dataDir,
@@ -150,6 +154,7 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
     await broker.close(config.shutdownGraceMs);
     await closing;
     await http?.close();
+    await redis?.stopListening();
     await store?.close();
   };
   try {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { hasRedis, useRedis } from "../cluster/redis.test-helpers.js";
 import { ConfigError, loadConfig, type BrokerConfig } from "../config/index.js";
-import { openConfiguredRedisStore } from "./redis-config.js";
+import { openRedisStorage } from "./redis-config.js";
 
 function load(argv: string[], env: Record<string, string> = {}, file?: string): BrokerConfig {
   const result = loadConfig(file === undefined ? argv : ["--config", "broker.yaml", ...argv], env, (path) => {
@@ -40,7 +40,9 @@ const redis = useRedis();
 describe.skipIf(!hasRedis)("the configured Redis store", () => {
   it("opens on the configured url and prefix under the configured node id", async () => {
     const config = load(["--storage", "redis", "--redis-url", redis.server.url, "--redis-prefix", "cfg:", "--node-id", "node-x"]);
-    const store = await openConfiguredRedisStore(config, () => undefined);
+    const storage = await openRedisStorage(config, () => undefined);
+    await storage.stopListening();
+    const { store } = storage;
     store.sessionSaved({ clientId: "c", expiryInterval: 60, generation: 7, disconnectedAt: undefined });
     await store.flush();
     await store.close();

@@ -1,11 +1,16 @@
 // The whole broker on `--storage redis`, over real sockets with MQTT.js: what a broker
-// acknowledged is there for the next broker on the same Redis, and a broker that loses Redis
-// refuses QoS 1/2 with 0x97 and says so on /health until Redis is back.
+// acknowledged is there for the next broker on the same Redis, a broker that loses Redis refuses
+// QoS 1/2 with 0x97 and says so on /health until Redis is back, and a client id taken on another
+// node loses its connection here with DISCONNECT 0x8E.
 import { describe, expect, it } from "vitest";
 import { hasRedis, useRedis } from "../cluster/redis.test-helpers.js";
 import { collect, until } from "../e2e/harness.js";
 import { serverFixture } from "../e2e/server-harness.js";
-import type { Server } from "../server.js";
+import { readFileSync } from "node:fs";
+import type { IDisconnectPacket } from "mqtt";
+import { pino } from "pino";
+import { loadConfig } from "../config/index.js";
+import { startServer, type Server } from "../server.js";
 
 const redis = useRedis({ appendfsync: "always" });
 const fixture = serverFixture();
@@ -75,5 +80,24 @@ describe.skipIf(!hasRedis)("the broker on --storage redis", () => {
     }
     await eventually(async () => (await health()) === 200, 10_000, "the store to recover");
     expect(await outcome(pub.publishAsync("t/a", "after", { qos: 1 }))).toBe("ok");
+  });
+
+  it("closes a connection with DISCONNECT 0x8E when its client id connects to another node", { timeout: 30_000 }, async () => {
+    const flags = (node: string): string[] => ["--storage", "redis", "--redis-url", redis.server.url, "--redis-prefix", `e2e${String(prefixes)}:`, "--node-id", node];
+    prefixes += 1;
+    const one = await fixture.start(flags("n1"));
+    const loaded = loadConfig(["--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0", ...flags("n2")], {}, (p) => readFileSync(p, "utf8"));
+    if (loaded.kind !== "run") throw new Error("help");
+    const two = await startServer(loaded.config, pino({ level: "silent" }));
+    try {
+      const first = await fixture.connect(mqttUrl(one), { clientId: "hopper", clean: false, properties: { sessionExpiryInterval: 3600 } });
+      const disconnected = new Promise<IDisconnectPacket>((resolve) => {
+        first.once("disconnect", resolve);
+      });
+      await fixture.connect(mqttUrl(two), { clientId: "hopper", clean: false, properties: { sessionExpiryInterval: 3600 } });
+      expect((await disconnected).reasonCode).toBe(0x8e);
+    } finally {
+      await two.close();
+    }
   });
 });
