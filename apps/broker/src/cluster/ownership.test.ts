@@ -15,6 +15,17 @@ const setValue = (ownerKey: string, token: string, key: string, value: string | 
 
 const batch = async (conn: Parameters<typeof fencedBatch>[0], groups: readonly WriteGroup[]): Promise<readonly number[]> => (await fencedBatch(conn, keys, groups)).refused;
 
+// A subscribed connection and the messages it has heard on `channel`.
+async function listen(channel: string): Promise<{ readonly listener: Awaited<ReturnType<typeof redis.connect>>; readonly heard: string[] }> {
+  const listener = await redis.connect();
+  const heard: string[] = [];
+  listener.on("message", (_channel: string, message: string) => {
+    heard.push(message);
+  });
+  await listener.subscribe(channel);
+  return { listener, heard };
+}
+
 describe.skipIf(!hasRedis)("client-id ownership in Redis", () => {
   it("allocates increasing tokens and names the previous owner", async () => {
     const conn = await redis.connect();
@@ -32,12 +43,7 @@ describe.skipIf(!hasRedis)("client-id ownership in Redis", () => {
 
   it("tells the previous owner's node channel about a takeover, and nobody when the same node reclaims", async () => {
     const conn = await redis.connect();
-    const listener = await redis.connect();
-    const heard: string[] = [];
-    listener.on("message", (_channel: string, message: string) => {
-      heard.push(message);
-    });
-    await listener.subscribe(keys.nodeChannel("node-a"));
+    const { listener, heard } = await listen(keys.nodeChannel("node-a"));
     const a = new Ownership(conn, keys, "node-a");
     await a.claim("client one");
     await a.claim("client one");
@@ -103,12 +109,7 @@ describe.skipIf(!hasRedis)("client-id ownership in Redis", () => {
 
   it("claims inside a batch: later groups of the batch ride on the claim, earlier tokens are refused", async () => {
     const conn = await redis.connect();
-    const listener = await redis.connect();
-    const heard: string[] = [];
-    listener.on("message", (_channel: string, message: string) => {
-      heard.push(message);
-    });
-    await listener.subscribe(keys.nodeChannel("node-a"));
+    const { listener, heard } = await listen(keys.nodeChannel("node-a"));
     const old = await new Ownership(conn, keys, "node-a").claim("c");
     const owner = keys.owner("c");
     const result = await fencedBatch(conn, keys, [

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer, type HttpServer } from "../http/index.js";
 import { createBrokerMetrics, observeStore, storageStatus } from "../metrics/index.js";
 import { SqliteStore } from "../storage/index.js";
-import { collect, startBroker, until, type Harness } from "./harness.js";
+import { collect, outcome, startBroker, until, type Harness } from "./harness.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -46,16 +46,6 @@ async function setup(): Promise<{ harness: Harness; http: HttpServer; base: stri
     rmSync(dataDir, { recursive: true, force: true });
   });
   return { harness, http, base: `http://127.0.0.1:${String(address.port)}`, fail: (on) => { failing = on; }, store };
-}
-
-/** The reason code MQTT.js reports for a refused publish, or "ok". */
-async function outcome(promise: Promise<unknown>): Promise<number | "ok"> {
-  try {
-    await promise;
-    return "ok";
-  } catch (err) {
-    return (err as { code?: number }).code ?? -1;
-  }
 }
 
 describe("disk full at runtime", () => {

@@ -79,3 +79,13 @@ export async function until(check: () => boolean, ms = 5000, what = "condition")
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** The reason code MQTT.js reports for a refused publish, or "ok". */
+export async function outcome(promise: Promise<unknown>): Promise<number | "ok"> {
+  try {
+    await promise;
+    return "ok";
+  } catch (err) {
+    return (err as { code?: number }).code ?? -1;
+  }
+}

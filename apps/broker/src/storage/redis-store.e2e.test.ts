@@ -4,7 +4,7 @@
 // node loses its connection here with DISCONNECT 0x8E.
 import { describe, expect, it } from "vitest";
 import { hasRedis, useRedis } from "../cluster/redis.test-helpers.js";
-import { collect, until } from "../e2e/harness.js";
+import { collect, outcome, until } from "../e2e/harness.js";
 import { serverFixture } from "../e2e/server-harness.js";
 import { readFileSync } from "node:fs";
 import type { IDisconnectPacket } from "mqtt";
@@ -27,14 +27,6 @@ async function eventually(check: () => Promise<boolean>, ms: number, what: strin
   }
 }
 
-async function outcome(promise: Promise<unknown>): Promise<number | "ok"> {
-  try {
-    await promise;
-    return "ok";
-  } catch (err) {
-    return (err as { code?: number }).code ?? -1;
-  }
-}
 
 describe.skipIf(!hasRedis)("the broker on --storage redis", () => {
   it("a queued session, its QoS 1 messages in order and a retained message outlive the broker that acknowledged them", { timeout: 30_000 }, async () => {

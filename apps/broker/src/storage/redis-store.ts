@@ -18,6 +18,7 @@ import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSu
 import { Redis } from "ioredis";
 import { ClusterKeys } from "../cluster/keys.js";
 import { fencedBatch, Ownership } from "../cluster/ownership.js";
+import { COMMITTED, newTicket, type Ticket } from "./commit-ticket.js";
 import { StoreError, StoreOpenError } from "./errors.js";
 import { encodeAssigned, encodeDelivery, encodeMessage, encodeSession, encodeSubscription, encodeWill } from "./redis-codec.js";
 import { loadRedisSnapshot } from "./redis-load.js";
@@ -57,26 +58,6 @@ export interface RedisStoreOptions {
   /** Most bytes of uncommitted writes before {@link RedisStore.admitting} turns false. Default 64 MiB. */
   readonly maxPendingBytes?: number;
   readonly hooks?: RedisStoreHooks;
-}
-
-interface Ticket {
-  readonly committed: Promise<void>;
-  readonly resolve: () => void;
-  readonly reject: (error: StoreError) => void;
-}
-
-const COMMITTED: Promise<void> = Promise.resolve();
-
-function newTicket(): Ticket {
-  let resolve: () => void = () => undefined;
-  let reject: (error: StoreError) => void = () => undefined;
-  const committed = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // A batch may fail with nobody waiting on it; the failure is counted in stats either way.
-  committed.catch(() => undefined);
-  return { committed, resolve, reject };
 }
 
 // The URL without credentials, for messages.

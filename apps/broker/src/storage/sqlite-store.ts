@@ -9,6 +9,7 @@
  */
 import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSubscription } from "@handoff/mqtt-router";
 import type Database from "better-sqlite3";
+import { COMMITTED, newTicket, type Ticket } from "./commit-ticket.js";
 import { StoreError } from "./errors.js";
 import { MessageRefs } from "./message-refs.js";
 import { openDatabase, type OpenOptions } from "./open.js";
@@ -73,27 +74,6 @@ export interface StoreStats {
   failures: number;
   /** Failures since the last successful commit. */
   consecutiveFailures: number;
-}
-
-/** The commit of one pending batch, shared by every flush() made while the batch is pending. */
-interface Ticket {
-  readonly committed: Promise<void>;
-  readonly resolve: () => void;
-  readonly reject: (error: StoreError) => void;
-}
-
-// What flush() hands out when nothing is pending: one settled promise, so callers comparing
-// tickets see no new commit to wait for.
-const COMMITTED: Promise<void> = Promise.resolve();
-
-function newTicket(): Ticket {
-  let resolve: () => void = () => undefined;
-  let reject: (error: StoreError) => void = () => undefined;
-  const committed = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { committed, resolve, reject };
 }
 
 /** The durable {@link RouterStore}. Create with {@link SqliteStore.open}. */
