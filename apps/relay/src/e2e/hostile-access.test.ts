@@ -1,5 +1,6 @@
 // Access on the HTTP endpoints, the internal port's POST /goaway, and shutdown with sockets that
 // never close: each attempt gets its 4xx (or its socket destroyed) and a bystander still gets served.
+import { ManualClock } from "@handoff/seqlog";
 import { connect as tcpConnect } from "node:net";
 import { Track } from "@handoff/moq-resume";
 import { SignJWT } from "jose";
@@ -32,7 +33,7 @@ function holding(track: Track): RouteSource {
 describe("HTTP endpoints under JWT", () => {
   it("lists and serves only what the token's subscribe grant covers", async () => {
     const r = await testRelay(cleanup, { key: KEY, publicSubscribe: ["anon"], publicPublish: ["anon"] });
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     for (const path of ["room/a", "secret/b"]) {
       r.origin.announce(path, holding(track), []);
       expect(r.origin.subscribe(path, "video", 0, undefined).ok).toBe(true);

@@ -1,3 +1,4 @@
+import { ManualClock } from "@handoff/seqlog";
 import { Track } from "@handoff/moq-resume";
 import { describe, expect, it } from "vitest";
 import { RelayCode } from "../session/limits.js";
@@ -42,7 +43,7 @@ function holder(id: number): BudgetHolder & { closes: number[] } {
 describe("ByteBudget", () => {
   it("evicts a copy's oldest groups past maxTrackBytes, and its readers learn they are lost", () => {
     const { b, evicted } = budget(250, 10_000);
-    const track = new Track("t");
+    const track = new Track("t", { clock: new ManualClock() });
     const reader = track.subscribe({ start: 0 });
     const groups = [0, 1, 2, 3].map((s) => group(b, track, s, 100));
     expect(groups.map((g) => g.state)).toEqual(["evicted", "evicted", "open", "open"]);
@@ -56,8 +57,8 @@ describe("ByteBudget", () => {
 
   it("evicts the relay's oldest groups across copies, in creation order, past maxRelayBytes", () => {
     const { b, evicted } = budget(10_000, 300);
-    const a = new Track("a");
-    const c = new Track("c");
+    const a = new Track("a", { clock: new ManualClock() });
+    const c = new Track("c", { clock: new ManualClock() });
     const a0 = group(b, a, 0, 100);
     const c0 = group(b, c, 0, 100);
     const a1 = group(b, a, 1, 100);
@@ -87,7 +88,7 @@ describe("ByteBudget", () => {
 
   it("makes room for partial data by evicting cached groups first", () => {
     const { b, overflowed } = budget(10_000, 300);
-    const track = new Track("t");
+    const track = new Track("t", { clock: new ManualClock() });
     const g = group(b, track, 0, 200);
     b.inbound(holder(1), 200);
     expect([g.state, overflowed]).toEqual(["evicted", []]);
@@ -95,7 +96,7 @@ describe("ByteBudget", () => {
 
   it("recounts bytes dropped outside a write at its sweep", () => {
     const { b } = budget(10_000, 10_000);
-    const track = new Track("t");
+    const track = new Track("t", { clock: new ManualClock() });
     const g = group(b, track, 0, 100);
     g.abort();
     expect(b.cachedBytes).toBe(100);

@@ -2,6 +2,7 @@
 // groups, sibling routes announcing, draining (GOAWAY), dying and reconnecting, and a reader
 // reading. Every route carries the same publisher's content (as sibling relays do), so whatever
 // the route changes, the reader must get every frame once, in order, and never a group twice.
+import { ManualClock } from "@handoff/seqlog";
 import { Track, type Group } from "@handoff/moq-resume";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -73,7 +74,7 @@ class Sibling implements RouteSource {
 
   subscribeUpstream(_path: string, name: string, _priority: number, place: (copy: Track) => { group: number; frame: number } | undefined) {
     if (!this.alive) return undefined;
-    const track = new Track(name, { maxGroups: 64 });
+    const track = new Track(name, { clock: new ManualClock(), maxGroups: 64 });
     const boundary = place(track);
     // A live-edge subscription starts at the newest group, open or not.
     const start = boundary?.group ?? Math.max(0, this.#publisher.groups.length - 1);
@@ -195,7 +196,7 @@ describe("origin under random route changes (model)", () => {
   it("hands the reader every frame once and in order, and every group at most once", () => {
     fc.assert(
       fc.property(fc.array(opArb, { minLength: 1, maxLength: 60 }), (ops) => {
-        const world: World = { origin: new Origin(99), publisher: new Publisher(), siblings: [], nextId: 1 };
+        const world: World = { origin: new Origin(99, { clock: new ManualClock() }), publisher: new Publisher(), siblings: [], nextId: 1 };
         const first = new Sibling(world.nextId++, world.publisher);
         world.siblings[0] = first;
         world.origin.announce("room/cam", first, [1], 0);

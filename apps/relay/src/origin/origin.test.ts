@@ -1,3 +1,4 @@
+import { ManualClock } from "@handoff/seqlog";
 import { Track } from "@handoff/moq-resume";
 import { describe, expect, it } from "vitest";
 import { Origin, type AnnounceEvent } from "./origin.js";
@@ -11,7 +12,7 @@ function source(id: number): RouteSource & { asked: string[]; cancelled: number 
     cancelled: 0,
     subscribeUpstream(path: string, track: string, _priority: number, place: PlaceCopy) {
       s.asked.push(`${path}:${track}`);
-      const copy = new Track(track);
+      const copy = new Track(track, { clock: new ManualClock() });
       place(copy);
       return {
         track: copy,
@@ -27,14 +28,14 @@ function source(id: number): RouteSource & { asked: string[]; cancelled: number 
 
 describe("Origin", () => {
   it("makes an announced broadcast routable and lists it under its prefix", () => {
-    const o = new Origin(7);
+    const o = new Origin(7, { clock: new ManualClock() });
     o.announce("/room/a/", source(1), []);
     expect(o.announced("room").map((e) => e.path)).toEqual(["room/a"]);
     expect(o.announced("roo")).toEqual([]);
   });
 
   it("shares one upstream subscription among every reader of a track", () => {
-    const o = new Origin(7);
+    const o = new Origin(7, { clock: new ManualClock() });
     const pub = source(1);
     o.announce("room/a", pub, []);
     const a = o.subscribe("room/a", "video", 0, source(2));
@@ -44,7 +45,7 @@ describe("Origin", () => {
   });
 
   it("cancels upstream only when the last reader releases", () => {
-    const o = new Origin(7);
+    const o = new Origin(7, { clock: new ManualClock() });
     const pub = source(1);
     o.announce("room/a", pub, []);
     const a = o.subscribe("room/a", "video", 0, undefined);
@@ -59,7 +60,7 @@ describe("Origin", () => {
   });
 
   it("subscribes afresh once the shared copy ended", () => {
-    const o = new Origin(7);
+    const o = new Origin(7, { clock: new ManualClock() });
     const pub = source(1);
     o.announce("room/a", pub, []);
     const a = o.subscribe("room/a", "video", 0, undefined);
@@ -71,11 +72,11 @@ describe("Origin", () => {
   });
 
   it("refuses a subscription with no route", () => {
-    expect(new Origin(7).subscribe("nope", "video", 0, undefined)).toEqual({ ok: false, reason: "not-found" });
+    expect(new Origin(7, { clock: new ManualClock() }).subscribe("nope", "video", 0, undefined)).toEqual({ ok: false, reason: "not-found" });
   });
 
   it("never routes a subscription back to the session that published it", () => {
-    const o = new Origin(7);
+    const o = new Origin(7, { clock: new ManualClock() });
     const pub = source(1);
     o.announce("room/a", pub, []);
     expect(o.subscribe("room/a", "video", 0, pub).ok).toBe(false);
@@ -83,7 +84,7 @@ describe("Origin", () => {
   });
 
   it("routes through the cheapest, then shortest route", () => {
-    const o = new Origin(7);
+    const o = new Origin(7, { clock: new ManualClock() });
     const far = source(1);
     const near = source(2);
     o.announce("room/a", far, [10, 11], 0);
@@ -94,7 +95,7 @@ describe("Origin", () => {
   });
 
   it("falls back to the next route when the best one leaves", () => {
-    const o = new Origin(7);
+    const o = new Origin(7, { clock: new ManualClock() });
     const a = source(1);
     const b = source(2);
     o.announce("room/x", a, [], 0);
@@ -105,7 +106,7 @@ describe("Origin", () => {
   });
 
   it("tells watchers when a broadcast appears and when its last route goes", () => {
-    const o = new Origin(7);
+    const o = new Origin(7, { clock: new ManualClock() });
     const events: AnnounceEvent[] = [];
     const w = o.watch("room", undefined, (e) => events.push(e));
     const a = source(1);
@@ -126,7 +127,7 @@ describe("Origin", () => {
   });
 
   it("reports the best route's cost, and an update when a cheaper route takes over", () => {
-    const o = new Origin(7);
+    const o = new Origin(7, { clock: new ManualClock() });
     const events: AnnounceEvent[] = [];
     o.watch("", undefined, (e) => events.push(e));
     o.announce("cam", source(1), [5], 4);
@@ -139,7 +140,7 @@ describe("Origin", () => {
   });
 
   it("hides a session's own broadcasts from its watcher (split horizon)", () => {
-    const o = new Origin(7);
+    const o = new Origin(7, { clock: new ManualClock() });
     const self = source(1);
     const events: AnnounceEvent[] = [];
     o.watch("", self, (e) => events.push(e));
@@ -150,13 +151,13 @@ describe("Origin", () => {
   });
 
   it("gives a new watcher the current set", () => {
-    const o = new Origin(7);
+    const o = new Origin(7, { clock: new ManualClock() });
     o.announce("room/b", source(1), []);
     o.announce("room/a", source(2), []);
     expect(o.watch("room", undefined, () => undefined).initial.map((e) => e.path)).toEqual(["room/a", "room/b"]);
   });
 
   it("refuses a zero hop id", () => {
-    expect(() => new Origin(0)).toThrow(RangeError);
+    expect(() => new Origin(0, { clock: new ManualClock() })).toThrow(RangeError);
   });
 });

@@ -1,6 +1,6 @@
 import { GroupReader, type ResumeTrack, type Track } from "@handoff/moq-resume";
 import { normalizePath, stripPathPrefix } from "@handoff/moq-resume/lite";
-import { ManualClock, type Clock } from "@handoff/seqlog";
+import type { Clock } from "@handoff/seqlog";
 import { bestRoute, bestRouteAvoiding, compareRoutes, type Route, type RouteSource } from "./route.js";
 import { SharedTrack, type SharedHost, type TrackMove } from "./shared-track.js";
 import { TrackInfos, type TrackInfoAnswer } from "./track-infos.js";
@@ -46,8 +46,8 @@ export interface OriginOptions {
    * instead of restarting the publisher's track. Released by {@link Origin.sweep}.
    */
   readonly lingerMs?: number;
-  /** Time source for the linger (default: a clock stuck at 0). */
-  readonly clock?: Clock;
+  /** Time source for the linger and the tracks' caches: the relay's monotonic clock. */
+  readonly clock: Clock;
 }
 
 /**
@@ -77,14 +77,15 @@ export class Origin {
   #order = 0;
 
   /** @param hopId non-zero, below 2^53 (old JS clients decode hop ids as u53) */
-  constructor(hopId: number, options: OriginOptions = {}) {
+  constructor(hopId: number, options: OriginOptions) {
     if (!Number.isSafeInteger(hopId) || hopId <= 0) throw new RangeError(`invalid hop id ${String(hopId)}`);
     this.hopId = hopId;
     this.#cacheGroups = options.cacheGroups ?? 32;
     this.#lingerMs = options.lingerMs ?? 0;
-    this.#clock = options.clock ?? new ManualClock();
+    this.#clock = options.clock;
     const onMove = options.onMove;
     this.#host = {
+      clock: this.#clock,
       routes: (path) => this.routes(path),
       moved: (move) => onMove?.(move),
       idle: (shared) => {
@@ -101,6 +102,11 @@ export class Origin {
         if (this.#tracks.get(key) === shared) this.#tracks.delete(key);
       },
     };
+  }
+
+  /** The relay's clock, for the tracks its sessions make. */
+  get clock(): Clock {
+    return this.#clock;
   }
 
   /** Number of routable broadcasts. */

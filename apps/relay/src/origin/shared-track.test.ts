@@ -8,7 +8,7 @@ const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 function setup() {
   const moves: TrackMove[] = [];
-  const origin = new Origin(7, { onMove: (m) => moves.push(m) });
+  const origin = new Origin(7, { clock: new ManualClock(), onMove: (m) => moves.push(m) });
   const a = fakeSource(1);
   const b = fakeSource(2);
   return { origin, a, b, moves };

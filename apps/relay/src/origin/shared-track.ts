@@ -1,4 +1,5 @@
 import { ResumeTrack, type Boundary, type Track } from "@handoff/moq-resume";
+import type { Clock } from "@handoff/seqlog";
 import { bestRouteAvoiding, type Route, type RouteSource, type UpstreamTrack } from "./route.js";
 
 /** Why a track moved to another upstream copy. */
@@ -25,6 +26,8 @@ export interface TrackMove {
 
 /** What a shared track needs from the origin that holds it. */
 export interface SharedHost {
+  /** The relay's clock, which the resumed track reads. */
+  readonly clock: Clock;
   /** The routes to `path`, best first. */
   routes(path: string): readonly Route[];
   /** A copy started or changed (logs, metrics). */
@@ -69,7 +72,7 @@ export class SharedTrack {
     cacheGroups: number,
   ) {
     this.#host = host;
-    this.resume = new ResumeTrack({ name: `${path}/${name}`, maxGroups: cacheGroups, info: { priority } });
+    this.resume = new ResumeTrack({ name: `${path}/${name}`, clock: host.clock, maxGroups: cacheGroups, info: { priority } });
   }
 
   /** The source of the current copy. */

@@ -2,6 +2,7 @@
  * Test doubles for the origin: a route source whose upstream copies are plain tracks the test
  * fills by hand, and a reader that drains a resumed track into a list of groups and frames.
  */
+import { ManualClock } from "@handoff/seqlog";
 import { Track, type Boundary, type GroupReader, type ResumeTrack, type TrackReader } from "@handoff/moq-resume";
 import type { RouteSource } from "./route.js";
 import type { TrackInfoAnswer } from "./track-infos.js";
@@ -41,7 +42,7 @@ export function fakeSource(id: number): FakeSource {
     subscribeUpstream(path, name, _priority, place) {
       if (source.refuse) return undefined;
       source.asked.push(`${path}:${name}`);
-      const track = new Track(name);
+      const track = new Track(name, { clock: new ManualClock() });
       const copy: FakeCopy = { path, track, boundary: place(track), cancelled: false, capped: undefined };
       source.copies.push(copy);
       return {

@@ -1,3 +1,4 @@
+import { ManualClock } from "@handoff/seqlog";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { Track } from "@handoff/moq-resume";
@@ -38,7 +39,7 @@ describe("HTTP endpoints", () => {
 
   it("lists announced broadcasts under a prefix", async () => {
     const r = await start();
-    const source = fakeSource(new Track("video"));
+    const source = fakeSource(new Track("video", { clock: new ManualClock() }));
     r.origin.announce("room/a", source, []);
     r.origin.announce("other/b", source, []);
     const res = await fetch(`http://127.0.0.1:${String(r.ports.http)}/announced/room`);
@@ -47,7 +48,7 @@ describe("HTTP endpoints", () => {
 
   it("serves a cached group's frames with varint lengths", async () => {
     const r = await start();
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     r.origin.announce("room/a", fakeSource(track), []);
     const sub = r.origin.subscribe("room/a", "video", 0, undefined);
     expect(sub.ok).toBe(true);

@@ -1,3 +1,4 @@
+import { ManualClock } from "@handoff/seqlog";
 import { Track } from "@handoff/moq-resume";
 import { LITE_05, LITE_06, type LiteMessage, LiteStreamReader } from "@handoff/moq-resume/lite";
 import { describe, expect, it, vi } from "vitest";
@@ -134,7 +135,7 @@ describe("FETCH stream", () => {
 
 describe("FetchServe", () => {
   it("keeps what the framing did not take and sends it on the next pump", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const g = track.appendGroup();
     g.write(Uint8Array.of(1, 2, 3), 7);
     g.finish();
@@ -168,7 +169,7 @@ describe("FetchServe", () => {
 
 describe("FETCH frame bounds (lite-06)", () => {
   it("returns exactly the frames from the start frame to the end frame (inclusive), then FIN", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const group = track.createGroup(0);
     for (let f = 0; f < 5; f++) group.write(Uint8Array.of(f), f * 10);
     const event = track.subscribe({ start: 0 }).recvGroup();

@@ -3,6 +3,7 @@
  * write, counting stats, and a harness wiring a {@link SessionContext} to real modules (serving,
  * upstreams, announces) and a real origin, the way {@link LiteSession} does, but with no framing.
  */
+import { ManualClock } from "@handoff/seqlog";
 import { LITE_04, type LiteMessage, LiteStreamReader, type LiteStreamReaderOptions, LiteStreamWriter, type LiteVersion, type Subscribe } from "@handoff/moq-resume/lite";
 import { ALLOW_ALL, type Permissions } from "../auth/permissions.js";
 import { Origin } from "../origin/origin.js";
@@ -211,7 +212,7 @@ export class Harness {
   /** The stream table, as the session's dispatcher holds it. */
   readonly handlers: StreamTable = new Map();
   readonly stats = new CountingStats();
-  readonly origin = new Origin(4242);
+  readonly origin = new Origin(4242, { clock: new ManualClock() });
   readonly limits: SessionLimits;
   readonly serving: Serving;
   readonly upstreams: Upstreams;

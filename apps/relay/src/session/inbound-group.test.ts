@@ -1,4 +1,5 @@
 import { LITE_04 } from "@handoff/moq-resume/lite";
+import { ManualClock } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
 import { RelayCode } from "./limits.js";
 import { InboundGroup } from "./inbound-group.js";
@@ -43,7 +44,7 @@ describe("Upstreams: a copy that continues a half-delivered group", () => {
   });
 
   it("names the continuation's frame as the first frame of its group only", () => {
-    const sub = new UpstreamSubscription(0, 1, LITE_04, "video", 0, 8);
+    const sub = new UpstreamSubscription(0, 1, LITE_04, "video", 0, 8, new ManualClock());
     expect(sub.firstFrame(3)).toBe(0);
     sub.continuation = { group: 3, frame: 2 };
     expect([sub.firstFrame(3), sub.firstFrame(2), sub.firstFrame(4)]).toEqual([2, 0, 0]);

@@ -1,3 +1,4 @@
+import { ManualClock } from "@handoff/seqlog";
 import { type Group, GroupReader, Track } from "@handoff/moq-resume";
 import { LITE_04, LITE_05, type LiteVersion } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
@@ -7,7 +8,7 @@ import { CountingStats, FakeIo, frameBytes } from "./harness.test-helpers.js";
 
 /** An outbound group of subscribe id 7 over a fresh group `sequence` of a track. */
 function setup(options: { sequence?: number; version?: LiteVersion; firstFrame?: number } = {}) {
-  const track = new Track("video");
+  const track = new Track("video", { clock: new ManualClock() });
   const group = track.createGroup(options.sequence ?? 3, options.firstFrame === undefined ? {} : { firstFrame: options.firstFrame });
   const io = new FakeIo();
   const stats = new CountingStats();
@@ -195,7 +196,7 @@ describe("OutboundGroup", () => {
   });
 
   it("writes the same encoded bytes object for a frame shared by two subscribers before lite-05", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const group = track.createGroup(0);
     const io = new FakeIo();
     const a = new OutboundGroup(LITE_04, 1, new GroupReader(group, track), new CountingStats());
@@ -214,7 +215,7 @@ describe("OutboundGroup", () => {
     const { group, io, out } = setup({ version: LITE_05 });
     group.write(Uint8Array.of(1), 100);
     group.write(Uint8Array.of(2), 140);
-    const plain = new Track("video");
+    const plain = new Track("video", { clock: new ManualClock() });
     const untimed = plain.createGroup(0);
     untimed.write(Uint8Array.of(3));
     const io2 = new FakeIo();
@@ -226,7 +227,7 @@ describe("OutboundGroup", () => {
   });
 
   it("shares a lite-05 frame's encoding between streams that read the group from its start", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const group = track.createGroup(0);
     const io = new FakeIo();
     const a = new OutboundGroup(LITE_05, 1, new GroupReader(group, track), new CountingStats());
@@ -248,11 +249,11 @@ describe("OutboundGroup", () => {
   it("encodes a lite-05 frame afresh for a stream whose previous timestamp differs", () => {
     const first = Uint8Array.of(1);
     const second = Uint8Array.of(2);
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const whole = track.createGroup(0);
     whole.write(first, 100);
     whole.write(second, 140);
-    const other = new Track("video");
+    const other = new Track("video", { clock: new ManualClock() });
     // A copy that joined mid-group: its reader gets only the second frame, after a gap.
     const tail = other.createGroup(0, { firstFrame: 1 });
     tail.write(second, 140);

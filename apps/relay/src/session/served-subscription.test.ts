@@ -1,3 +1,4 @@
+import { ManualClock } from "@handoff/seqlog";
 import { ResumeTrack, Track, type GroupReader } from "@handoff/moq-resume";
 import type { SubscribeUpdate } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
@@ -46,8 +47,8 @@ class RecordingHost implements ServeHost {
 
 /** A subscription (fields of the SUBSCRIBE as given) over a resumed track fed by one copy. */
 function setup(fields: Parameters<typeof subscribeMsg>[2] = {}) {
-  const resume = new ResumeTrack();
-  const copy = new Track("video");
+  const resume = new ResumeTrack({ clock: new ManualClock() });
+  const copy = new Track("video", { clock: new ManualClock() });
   resume.switch(copy, undefined);
   const host = new RecordingHost();
   let released = 0;

@@ -1,3 +1,4 @@
+import { ManualClock } from "@handoff/seqlog";
 import { LITE_04, LiteStreamReader, LiteStreamWriter, type LiteMessage, type LiteVersion } from "@handoff/moq-resume/lite";
 import { ALLOW_ALL, type Permissions } from "../auth/permissions.js";
 import type { ByteBudget } from "../origin/byte-budget.js";
@@ -142,5 +143,5 @@ export class TestPeer {
 
 /** A fresh origin for tests. */
 export function testOrigin(): Origin {
-  return new Origin(4242);
+  return new Origin(4242, { clock: new ManualClock() });
 }

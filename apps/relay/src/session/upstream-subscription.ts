@@ -1,5 +1,6 @@
 import { Track, type Boundary, type Group } from "@handoff/moq-resume";
 import { LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
+import type { Clock } from "@handoff/seqlog";
 import type { StreamId } from "@handoff/qmux";
 import type { SessionMemory } from "./memory.js";
 import type { StreamIo } from "./stream-io.js";
@@ -32,8 +33,9 @@ export class UpstreamSubscription {
     name: string,
     priority: number,
     maxGroups: number,
+    clock: Clock,
   ) {
-    this.track = new Track(name, { maxGroups, info: { priority } });
+    this.track = new Track(name, { clock, maxGroups, info: { priority } });
     this.#reader = new LiteStreamReader({ role: "opened", kind: "subscribe", version });
   }
 

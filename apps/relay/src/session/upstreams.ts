@@ -45,7 +45,7 @@ export class Upstreams {
     const streamId = ctx.io.open(true);
     if (streamId === undefined) return undefined;
     const id = this.#nextId++;
-    const sub = new UpstreamSubscription(id, streamId, version, track, priority, ctx.limits.trackCacheGroups);
+    const sub = new UpstreamSubscription(id, streamId, version, track, priority, ctx.limits.trackCacheGroups, ctx.origin.clock);
     sub.onDone = () => {
       if (this.#subs.get(id) === sub) this.#subs.delete(id);
     };

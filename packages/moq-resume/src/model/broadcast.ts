@@ -14,14 +14,14 @@ export class Broadcast {
   readonly #defaults: TrackOptions;
   #closed = false;
 
-  /** @param defaults options every track of this broadcast gets unless overridden */
-  constructor(path: string, defaults: TrackOptions = {}) {
+  /** @param defaults options every track of this broadcast gets unless overridden (the clock among them) */
+  constructor(path: string, defaults: TrackOptions) {
     this.path = path;
     this.#defaults = defaults;
   }
 
   /** Creates (or returns the existing) track `name`. Throws {@link ClosedError} once closed. */
-  createTrack(name: string, options: TrackOptions = {}): Track {
+  createTrack(name: string, options: Partial<TrackOptions> = {}): Track {
     if (this.#closed) throw new ClosedError(`broadcast ${this.path}`);
     const existing = this.#tracks.get(name);
     if (existing !== undefined) return existing;

@@ -1,3 +1,4 @@
+import { ManualClock } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
 import { GroupCache } from "./cache.js";
 import { Group } from "./group.js";
@@ -29,7 +30,7 @@ describe("GroupCache", () => {
   });
 
   it("counts the payload bytes of the groups of its track and gives them back as groups go", () => {
-    const track = new Track("t", { maxGroups: 2 });
+    const track = new Track("t", { clock: new ManualClock(), maxGroups: 2 });
     const a = track.createGroup(0);
     a.write(new Uint8Array(10));
     a.write(new Uint8Array(5));
@@ -45,7 +46,7 @@ describe("GroupCache", () => {
   });
 
   it("evicts its oldest held group on demand, skipping groups already lost, and wakes the readers", () => {
-    const track = new Track("t");
+    const track = new Track("t", { clock: new ManualClock() });
     const reader = track.subscribe({ start: 0 });
     let wakes = 0;
     reader.watch(() => (wakes += 1));

@@ -1,3 +1,4 @@
+import { ManualClock } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
 import { frame } from "./testing.js";
 import { Track } from "./track.js";
@@ -10,7 +11,7 @@ function firstGroupFrames(track: Track) {
 
 describe("GroupReader", () => {
   it("hands out each frame with the timestamp it was written with", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const group = track.appendGroup();
     group.write(frame("a"), 1000);
     group.write(frame("b"), 1033);
@@ -20,7 +21,7 @@ describe("GroupReader", () => {
   });
 
   it("hands out an undefined timestamp for a frame written without one", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     track.appendGroup().write(frame("a"));
     const [a] = firstGroupFrames(track);
     expect(a).toMatchObject({ kind: "frame", index: 0, timestamp: undefined });
@@ -35,7 +36,7 @@ describe("GroupReader.datagramFrame", () => {
   }
 
   it("gives the one frame of a group filed whole from a datagram (readers woken once, when it is complete)", () => {
-    const track = new Track("audio");
+    const track = new Track("audio", { clock: new ManualClock() });
     let woken = 0;
     track.watch(() => (woken += 1));
     const group = track.createDatagramGroup(4, frame("a"), 90);
@@ -46,15 +47,15 @@ describe("GroupReader.datagramFrame", () => {
   });
 
   it("gives nothing for a stream group, an open datagram group, or one already read from", () => {
-    const stream = new Track("audio");
+    const stream = new Track("audio", { clock: new ManualClock() });
     const plain = stream.createGroup(0);
     plain.write(frame("a"));
     plain.finish();
     expect(reader(stream).datagramFrame()).toBeUndefined();
-    const open = new Track("audio");
+    const open = new Track("audio", { clock: new ManualClock() });
     open.createGroup(0, { datagram: true }).write(frame("a"));
     expect(reader(open).datagramFrame()).toBeUndefined();
-    const read = new Track("audio");
+    const read = new Track("audio", { clock: new ManualClock() });
     read.createDatagramGroup(0, frame("a"));
     const r = reader(read);
     r.readFrame();
@@ -64,7 +65,7 @@ describe("GroupReader.datagramFrame", () => {
 
 describe("GroupReader.skipTo", () => {
   it("starts the read at a frame without waiting for the ones below it, and never moves back", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const group = track.createGroup(0, { firstFrame: 2 });
     group.write(frame("c"));
     const event = track.subscribe({ start: 0 }).recvGroup();

@@ -5,21 +5,21 @@ import { Track } from "./track.js";
 
 describe("TrackReader", () => {
   it("reads groups and frames in order", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const tape = new Tape(track.subscribe({ start: 0 }));
     fill(track.appendGroup(), "a", "b").finish();
     expect(tape.pump()).toEqual(["+0", "0:a", "0:b", "0."]);
   });
 
   it("starts a live-edge reader at the newest group, from its first frame", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     fill(track.appendGroup(), "a").finish();
     fill(track.appendGroup(), "b", "c");
     expect(new Tape(track.subscribe()).pump()).toEqual(["+1", "1:b", "1:c"]);
   });
 
   it("hands a late lower group out in arrival order", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const tape = new Tape(track.subscribe({ start: 0 }));
     track.createGroup(5).finish();
     tape.pump();
@@ -28,7 +28,7 @@ describe("TrackReader", () => {
   });
 
   it("skips a late lower group in sequence order", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const tape = new Tape(track.subscribe({ start: 0 }), "next");
     track.createGroup(5).finish();
     tape.pump();
@@ -37,7 +37,7 @@ describe("TrackReader", () => {
   });
 
   it("parks groups above the cap and re-offers them when the cap rises", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const reader = track.subscribe({ start: 0, end: 0 });
     const tape = new Tape(reader);
     for (let i = 0; i < 3; i++) track.appendGroup().finish();
@@ -49,7 +49,7 @@ describe("TrackReader", () => {
   });
 
   it("does not let a parked group block in-range groups that arrive behind it", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const tape = new Tape(track.subscribe({ start: 0, end: 1 }));
     track.createGroup(4).finish();
     track.createGroup(1).finish();
@@ -58,7 +58,7 @@ describe("TrackReader", () => {
   });
 
   it("wakes a capped reader with a loss when its parked group is evicted", () => {
-    const track = new Track("video", { maxGroups: 1 });
+    const track = new Track("video", { clock: new ManualClock(), maxGroups: 1 });
     const reader = track.subscribe({ start: 0, end: 0 });
     const tape = new Tape(reader);
     let wakes = 0;
@@ -72,7 +72,7 @@ describe("TrackReader", () => {
   });
 
   it("drops parked groups below a raised start", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const reader = track.subscribe({ start: 0, end: 0 });
     const tape = new Tape(reader);
     for (let i = 0; i < 3; i++) track.appendGroup().finish();
@@ -94,7 +94,7 @@ describe("TrackReader", () => {
   });
 
   it("reports the rest of a group lost when it is evicted mid-read", () => {
-    const track = new Track("video", { maxGroups: 1 });
+    const track = new Track("video", { clock: new ManualClock(), maxGroups: 1 });
     const tape = new Tape(track.subscribe({ start: 0 }));
     fill(track.appendGroup(), "a");
     tape.pump();
@@ -103,7 +103,7 @@ describe("TrackReader", () => {
   });
 
   it("finishes only after the reader drained every group", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const tape = new Tape(track.subscribe({ start: 0 }));
     fill(track.appendGroup(), "a").finish();
     track.finish();
@@ -111,7 +111,7 @@ describe("TrackReader", () => {
   });
 
   it("surfaces an abort after the buffered groups", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const tape = new Tape(track.subscribe({ start: 0 }));
     fill(track.appendGroup(), "a").finish();
     track.abort(7);
@@ -119,7 +119,7 @@ describe("TrackReader", () => {
   });
 
   it("surfaces a dropped producer after the buffered groups and loses its open group", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const tape = new Tape(track.subscribe({ start: 0 }));
     fill(track.appendGroup(), "a");
     track.drop();
@@ -127,7 +127,7 @@ describe("TrackReader", () => {
   });
 
   it("keeps a finished track's parked groups waiting until they are evicted", () => {
-    const track = new Track("video", { maxGroups: 2 });
+    const track = new Track("video", { clock: new ManualClock(), maxGroups: 2 });
     const tape = new Tape(track.subscribe({ start: 0, end: 0 }));
     track.appendGroup().finish();
     track.appendGroup().finish();
@@ -138,7 +138,7 @@ describe("TrackReader", () => {
   });
 
   it("gives readers independent positions", () => {
-    const track = new Track("video");
+    const track = new Track("video", { clock: new ManualClock() });
     const a = new Tape(track.subscribe({ start: 0 }));
     track.appendGroup().finish();
     a.pump();
@@ -153,6 +153,6 @@ describe("TrackReader", () => {
   });
 
   it("clamps the priority of track info to a byte", () => {
-    expect(new Track("t", { info: { priority: 999, ordered: true } }).info).toMatchObject({ priority: 255, ordered: true });
+    expect(new Track("t", { clock: new ManualClock(), info: { priority: 999, ordered: true } }).info).toMatchObject({ priority: 255, ordered: true });
   });
 });

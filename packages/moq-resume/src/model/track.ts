@@ -4,7 +4,7 @@
  * several copies together.
  * @module
  */
-import { ManualClock, SegmentList, checkSeq, type ArrivalEntry, type Clock, type SegmentSource } from "@handoff/seqlog";
+import { SegmentList, checkSeq, type ArrivalEntry, type Clock, type SegmentSource } from "@handoff/seqlog";
 import { GroupCache, type CacheLimits } from "./cache.js";
 import { ClosedError, DuplicateGroupError } from "./errors.js";
 import type { FeedReader, ReaderFeed, TrackTerminal } from "./feed.js";
@@ -15,8 +15,8 @@ import { Watchers } from "./watchers.js";
 
 /** Options of a track. */
 export interface TrackOptions extends CacheLimits {
-  /** Time source for group ages (default: a clock stuck at 0). */
-  readonly clock?: Clock;
+  /** Time source for group ages: the app's monotonic clock (a test passes a ManualClock). */
+  readonly clock: Clock;
   /** Track info; missing fields get defaults. */
   readonly info?: Partial<TrackInfo>;
 }
@@ -35,10 +35,10 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
   #list: SegmentList<Track, Group> | undefined;
   #readers = 0;
 
-  constructor(name: string, options: TrackOptions = {}) {
+  constructor(name: string, options: TrackOptions) {
     this.name = name;
     this.info = trackInfo(options.info);
-    this.#clock = options.clock ?? new ManualClock();
+    this.#clock = options.clock;
     this.#cache = new GroupCache(options);
   }
 

@@ -197,7 +197,7 @@ describe("ResumeTrack stalls and ends", () => {
     resume.finish();
     resume.abort(1);
     expect(resume.terminal()).toEqual({ kind: "finished" });
-    expect(() => resume.takeover(new Track("x"))).toThrow(ClosedError);
+    expect(() => resume.takeover(new Track("x", { clock: new ManualClock() }))).toThrow(ClosedError);
   });
 
   it("a dropped producer keeps a live copy serving and errors readers once it drained", () => {

@@ -8,7 +8,7 @@
  * copy and lets numbering restart.
  * @module
  */
-import { ManualClock, SegmentList, segmentCovers, type Clock, type Segment } from "@handoff/seqlog";
+import { SegmentList, segmentCovers, type Clock, type Segment } from "@handoff/seqlog";
 import type { CacheLimits } from "../model/cache.js";
 import { ClosedError } from "../model/errors.js";
 import type { FeedReader, ReaderFeed, TrackTerminal } from "../model/feed.js";
@@ -29,8 +29,8 @@ export const TRACK_IDLE_LINGER_MS = 30_000;
 export interface ResumeOptions extends CacheLimits {
   /** Name (used for cache tracks). */
   readonly name?: string;
-  /** Injected time source (idle linger, cache ages). */
-  readonly clock?: Clock;
+  /** Injected time source (idle linger, cache ages); required, there is no sensible default. */
+  readonly clock: Clock;
   /** Bound on segments (default {@link MAX_SEGMENTS}). */
   readonly maxSegments?: number;
   /** Idle linger in ms (default {@link TRACK_IDLE_LINGER_MS}). */
@@ -80,9 +80,9 @@ export class ResumeTrack implements ReaderFeed<Track> {
   #idleSince: number | undefined;
   #caches = 0;
 
-  constructor(options: ResumeOptions = {}) {
+  constructor(options: ResumeOptions) {
     this.name = options.name ?? "track";
-    this.#clock = options.clock ?? new ManualClock();
+    this.#clock = options.clock;
     this.#maxSegments = Math.max(1, options.maxSegments ?? MAX_SEGMENTS);
     this.#lingerMs = options.lingerMs ?? TRACK_IDLE_LINGER_MS;
     this.#limits = {

@@ -10,10 +10,10 @@ const decoder = new TextDecoder();
 describe("warmCache", () => {
   it("stitches a group split by a mid-group takeover back together from its copies", () => {
     const list = new SegmentList<Track, Group>();
-    const a = new Track("a");
+    const a = new Track("a", { clock: new ManualClock() });
     list.switch(a, undefined);
     fill(a.createGroup(0), "x", "y");
-    const b = new Track("b");
+    const b = new Track("b", { clock: new ManualClock() });
     list.takeover(b, true);
     fill(b.createGroup(0, { firstFrame: 2 }), "z").finish();
     const cache = warmCache(list.segments, { name: "cache", clock: new ManualClock() });
@@ -24,7 +24,7 @@ describe("warmCache", () => {
 
   it("leaves an open group open but sealed, for the next copy to continue", () => {
     const list = new SegmentList<Track, Group>();
-    const a = new Track("a");
+    const a = new Track("a", { clock: new ManualClock() });
     list.switch(a, undefined);
     fill(a.createGroup(0), "x");
     const group = warmCache(list.segments, { name: "cache", clock: new ManualClock() }).group(0);
@@ -33,11 +33,11 @@ describe("warmCache", () => {
 
   it("skips groups outside a segment's range and groups already lost", () => {
     const list = new SegmentList<Track, Group>();
-    const a = new Track("a");
+    const a = new Track("a", { clock: new ManualClock() });
     list.switch(a, undefined);
     a.createGroup(0).finish();
     a.createGroup(1).finish();
-    list.switch(new Track("b"), 2);
+    list.switch(new Track("b", { clock: new ManualClock() }), 2);
     a.createGroup(2).finish(); // past A's end
     a.group(0)?.evict();
     const cache = warmCache(list.segments, { name: "cache", clock: new ManualClock() });
