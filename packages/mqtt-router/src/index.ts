@@ -6,3 +6,5 @@
 export * from "./codec/index.js";
 export * from "./protocol/index.js";
 export * from "./router/index.js";
+/** The client session: one connection's protocol and the router joined, sans I/O (see client-session/). */
+export * from "./client-session/index.js";

@@ -16,6 +16,7 @@ import { FlowControl } from "./flow-control.js";
 import { DeniedSummary, LimitSummary } from "./log-summary.js";
 import type { Transport, TransportEvents } from "./transport.js";
 import { PublishTemplates } from "./publish-templates.js";
+import { subscribeInTurns } from "./paced-subscribe.js";
 
 /** Broker settings the core needs (listeners are configured separately). */
 export interface BrokerOptions {
@@ -95,29 +96,34 @@ export class Broker {
     this.#maxConnections = options.maxConnections ?? Number.POSITIVE_INFINITY;
     this.#denied = new DeniedSummary(options.log, clock.now());
     this.#limitLog = new LimitSummary(options.log, () => this.limitsExceeded(), LIMIT_SETTINGS, clock.now());
+    // Inbound topic aliases on by default (mosquitto's default maximum is 10 too).
+    // A socket that never completes CONNECT is closed after 10 s, as mosquitto does.
+    // Input is processed at most one listener slice per call, like the listeners hand it in: a
+    // burst held before CONNACK is then answered over several turns, not in one.
+    const protocol: ProtocolOptions = {
+      topicAliasMaximum: 10,
+      connectTimeoutMs: 10_000,
+      inputBudgetBytes: SLICE_BYTES,
+      ...options.protocol,
+      clock,
+      generateClientId: () => `handoff-${randomUUID()}`,
+    };
     this.#ctx = {
       router: this.router,
       clock,
       log: options.log,
       access: options.access ?? allowAll,
       counters: this.counters,
-      // Inbound topic aliases on by default (mosquitto's default maximum is 10 too).
-      // A socket that never completes CONNECT is closed after 10 s, as mosquitto does.
-      // Input is processed at most one listener slice per call, like the listeners hand it in: a
-      // burst held before CONNACK is then answered over several turns, not in one.
-      protocol: {
-        topicAliasMaximum: 10,
-        connectTimeoutMs: 10_000,
-        inputBudgetBytes: SLICE_BYTES,
-        ...options.protocol,
+      session: {
         clock,
-        generateClientId: () => `handoff-${randomUUID()}`,
+        protocol,
+        commits: options.store,
+        qos0HighWaterBytes: options.qos0HighWaterBytes ?? 64 * 1024,
+        outboundInflight: options.outboundInflight ?? 100,
+        keepAlive: options.keepAlive ?? { min: 0, max: 65_535 },
+        // Many filters over a large retained store take several turns of the event loop.
+        subscribe: subscribeInTurns,
       },
-      owners: new Map(),
-      qos0HighWaterBytes: options.qos0HighWaterBytes ?? 64 * 1024,
-      outboundInflight: options.outboundInflight ?? 100,
-      keepAlive: options.keepAlive ?? { min: 0, max: 65_535 },
-      durability: options.store,
       templates: new PublishTemplates(),
       flow: new FlowControl((clientId) => this.router.backlogged(clientId), options.stallMs ?? 5000),
       maxClientBuffer: options.maxClientBuffer ?? 16 * 1024 * 1024,
@@ -142,13 +148,13 @@ export class Broker {
   /** The accepted connections that own their sessions now (for operators), in no set order. */
   clients(): ConnectionInfo[] {
     const out: ConnectionInfo[] = [];
-    for (const handler of this.#ctx.owners.values()) if (handler.info !== undefined) out.push(handler.info);
+    for (const handler of this.#handlers) if (handler.info !== undefined && handler.owning) out.push(handler.info);
     return out;
   }
 
   /** The accepted connection that owns `clientId`'s session now, if any. */
   client(clientId: string): ConnectionInfo | undefined {
-    return this.#ctx.owners.get(clientId)?.info;
+    return ClientHandler.ownerOf(this.router, clientId)?.info;
   }
 
   /**
@@ -157,7 +163,7 @@ export class Broker {
    * server-side disconnect (its will applies). False when no connection owns the id.
    */
   kick(clientId: string, reason: ReasonCode = ReasonCode.AdministrativeAction, text = "disconnected by an administrator"): boolean {
-    const handler = this.#ctx.owners.get(clientId);
+    const handler = ClientHandler.ownerOf(this.router, clientId);
     if (handler === undefined) return false;
     this.#guard(handler, () => {
       handler.disconnect(reason, text);
@@ -167,7 +173,7 @@ export class Broker {
 
   /** Resolves once the store has committed every change recorded so far (at once without one). */
   async committed(): Promise<void> {
-    await this.#ctx.durability?.flush();
+    await this.#ctx.session.commits?.flush();
   }
 
   /** How often each limit refused something, by limit name: the connections' and the router's. */
@@ -252,9 +258,9 @@ export class Broker {
   // Flow control's budget: a subscriber that held publishers back too long is disconnected (0x97);
   // its session goes offline, where the queue's bounds and overflow policy apply.
   #cutStalled(now: number): void {
-    const { flow, owners, log, counters } = this.#ctx;
+    const { flow, log, counters } = this.#ctx;
     for (const clientId of flow.stalled(now)) {
-      const handler = owners.get(clientId);
+      const handler = ClientHandler.ownerOf(this.router, clientId);
       flow.release(clientId);
       if (handler === undefined) continue;
       counters.stalledSubscribersDisconnected += 1;

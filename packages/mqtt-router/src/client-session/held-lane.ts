@@ -1,5 +1,5 @@
 /**
- * What a held publisher's connection may still do. While its handler waits for congested
+ * What a held publisher's connection may still do. While its session waits for congested
  * subscribers (flow control), its inbound work stays in order behind the wait — later PUBLISHes
  * are not routed, their acknowledgements not sent — but its own role as a subscriber goes on:
  * deliveries to it (PUBLISH, PUBREL), PINGRESP and its acknowledgements of deliveries pass the
@@ -9,8 +9,8 @@
  * retained messages follow; a DISCONNECT; a close): from then on everything waits, in order.
  * @module
  */
-import type { Action } from "@handoff/mqtt-router";
-import { PacketType } from "@handoff/mqtt-router/codec";
+import { PacketType } from "../codec/packet.js";
+import type { Action } from "../protocol/effects.js";
 
 /** Bytes read from a held client before its socket is paused (what a conforming client sends stays below it). */
 export const HELD_INPUT_BYTES = 64 * 1024;
@@ -25,12 +25,12 @@ export class HeldLane {
   #passing = false;
   #input = 0;
 
-  /** True while the handler waits for congested subscribers. */
+  /** True while the session waits for congested subscribers. */
   get held(): boolean {
     return this.#held;
   }
 
-  /** The handler starts waiting. */
+  /** The session starts waiting. */
   start(): void {
     this.#held = true;
     this.#passing = true;

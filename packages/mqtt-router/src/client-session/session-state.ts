@@ -1,0 +1,27 @@
+/**
+ * The parts of one client session that its behaviours (admission.ts, inbound.ts) share; held by
+ * {@link ClientSession}, not exported from the package.
+ * @module
+ */
+import type { MqttConnection } from "../protocol/connection.js";
+import type { Router } from "../router/router.js";
+import type { DeliverySink } from "../router/sink.js";
+import type { CommitAcks } from "./acknowledgements.js";
+import type { ClientSessionHost, ClientSessionOptions } from "./host.js";
+import type { OrderedOutput } from "./ordered-output.js";
+
+/** One session's connection, router, host and where it is. */
+export interface SessionState {
+  readonly conn: MqttConnection;
+  readonly router: Router;
+  readonly host: ClientSessionHost;
+  readonly options: ClientSessionOptions;
+  readonly output: OrderedOutput;
+  readonly acks: CommitAcks;
+  /** What the router delivers to: the session itself. */
+  readonly sink: DeliverySink;
+  /** The client id, once CONNECT was accepted for the session. */
+  clientId: string | undefined;
+  /** The fence token of the session claim, while this connection holds it. */
+  generation: number | undefined;
+}
