@@ -41,12 +41,12 @@ export class ByteReader {
     if (this.failure !== undefined) return 0;
     const bytes = this.bytes;
     const p = this.pos;
-    if (p >= this.end) return this.fail("short");
+    if (p >= this.end) return this.#fail("short");
     const len = varintLength(bytes[p] ?? 0);
-    if (p + len > this.end) return this.fail("short");
+    if (p + len > this.end) return this.#fail("short");
     this.pos = p + len;
     const value = varintAt(bytes, p, len);
-    return value === VARINT_UNSAFE ? this.fail("range") : value;
+    return value === VARINT_UNSAFE ? this.#fail("range") : value;
   }
 
   /** Reads one varint exactly, as a bigint (for frame types and parameter ids). */
@@ -55,7 +55,7 @@ export class ByteReader {
     const p = this.pos;
     const value = peekVarintBig(this.bytes, p, this.end);
     if (value === undefined) {
-      this.fail("short");
+      this.#fail("short");
       return 0n;
     }
     this.pos = p + varintLength(this.bytes[p] ?? 0);
@@ -66,7 +66,7 @@ export class ByteReader {
   take(n: number): Uint8Array {
     if (this.failure !== undefined) return new Uint8Array(0);
     if (n > this.end - this.pos) {
-      this.fail("short");
+      this.#fail("short");
       return new Uint8Array(0);
     }
     const out = this.bytes.subarray(this.pos, this.pos + n);
@@ -79,7 +79,7 @@ export class ByteReader {
     return this.take(this.end - this.pos);
   }
 
-  private fail(why: ReadFailure): number {
+  #fail(why: ReadFailure): number {
     this.failure ??= why;
     return 0;
   }

@@ -12,6 +12,7 @@ export class RecvWindow {
   received = 0;
   /** How much the application has released. */
   consumed = 0;
+  readonly #eager: boolean;
 
   /**
    * Starts with a limit of `window`. An `eager` window slides on every release: it
@@ -20,9 +21,10 @@ export class RecvWindow {
    */
   constructor(
     readonly window: number,
-    private readonly eager = false,
+    eager = false,
   ) {
     this.max = window;
+    this.#eager = eager;
   }
 
   /** Records usage up to `end`; false if that exceeds the limit (a violation). */
@@ -42,7 +44,7 @@ export class RecvWindow {
     this.consumed = Math.min(this.consumed + n, this.received);
     const next = this.consumed + this.window;
     const pending = next - this.max;
-    if (pending > 0 && (this.eager || 2 * pending > this.max - this.received)) {
+    if (pending > 0 && (this.#eager || 2 * pending > this.max - this.received)) {
       this.max = next;
       return next;
     }

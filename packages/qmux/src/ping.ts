@@ -8,13 +8,16 @@ export class Pinger {
   #next = 0;
   #lastRequest: number | undefined;
   #pingedSince = false;
+  readonly #strict: boolean;
 
   /** `strict`: enforce qmux-02's sequence rules (qmux-01 has none). */
-  constructor(private readonly strict: boolean) {}
+  constructor(strict: boolean) {
+    this.#strict = strict;
+  }
 
   /** A request arrived; the reason it is a violation, if it is one. */
   onRequest(sequence: number): string | undefined {
-    if (this.strict && this.#lastRequest !== undefined && sequence <= this.#lastRequest) {
+    if (this.#strict && this.#lastRequest !== undefined && sequence <= this.#lastRequest) {
       return "QX_PING request sequence must strictly increase";
     }
     this.#lastRequest = sequence;
@@ -23,7 +26,7 @@ export class Pinger {
 
   /** A response arrived; the reason it is a violation, if it is one. */
   onResponse(sequence: number): string | undefined {
-    if (this.strict && sequence >= this.#next) return "QX_PING response echoes a sequence never sent";
+    if (this.#strict && sequence >= this.#next) return "QX_PING response echoes a sequence never sent";
     return undefined;
   }
 

@@ -26,13 +26,17 @@ export interface RecvHost {
  * bytes). Each handler returns the violation that closes the connection, if any.
  */
 export class RecvPath {
+  readonly #host: RecvHost;
+
   /** Serves one connection's streams. */
-  constructor(private readonly host: RecvHost) {}
+  constructor(host: RecvHost) {
+    this.#host = host;
+  }
 
   onStream(id: StreamId, offset: number | undefined, data: Uint8Array, fin: boolean): FramingError | undefined {
-    const { stream, opened } = this.host.streams.lookup(id, "recv");
+    const { stream, opened } = this.#host.streams.lookup(id, "recv");
     if (typeof stream === "string" || stream instanceof FramingError) return asError(stream);
-    if (opened) this.host.announce(stream);
+    if (opened) this.#host.announce(stream);
     const recv = stream.recv;
     // @moq/qmux 0.0.6 can still send data it had queued after resetting a stream
     // (its write loop outlives the abort); the reference ignores it, and so do we.
@@ -50,39 +54,39 @@ export class RecvPath {
       return new FramingError(TransportError.FINAL_SIZE_ERROR, `stream ${id}: data beyond its final size`);
     }
     if (!recv.window.receiveTo(end)) return flowError(`stream ${id}: beyond MAX_STREAM_DATA`);
-    if (!this.host.connRecv.receiveTo(this.host.connRecv.received + data.length)) return flowError("beyond MAX_DATA");
+    if (!this.#host.connRecv.receiveTo(this.#host.connRecv.received + data.length)) return flowError("beyond MAX_DATA");
     if (recv.done) return undefined;
     if (fin) recv.finalSize = end;
     if (recv.stopped) {
-      this.host.releaseConnection(data.length);
-      if (fin) this.host.closeRecv(stream);
+      this.#host.releaseConnection(data.length);
+      if (fin) this.#host.closeRecv(stream);
       return undefined;
     }
     const resetAt = recv.resetAt;
     if (resetAt !== undefined && end >= resetAt.reliableSize) {
       // The reliable part is complete: deliver it, drop the rest, then reset.
       const kept = data.subarray(0, resetAt.reliableSize - received);
-      if (kept.length > 0) this.deliver(id, kept, false);
-      this.host.releaseConnection(data.length - kept.length);
-      return this.resetRecv(stream, recv, resetAt.code, resetAt.finalSize);
+      if (kept.length > 0) this.#deliver(id, kept, false);
+      this.#host.releaseConnection(data.length - kept.length);
+      return this.#resetRecv(stream, recv, resetAt.code, resetAt.finalSize);
     }
-    if (data.length > 0 || fin) this.deliver(id, data, fin);
-    if (fin) this.host.closeRecv(stream);
+    if (data.length > 0 || fin) this.#deliver(id, data, fin);
+    if (fin) this.#host.closeRecv(stream);
     return undefined;
   }
 
-  private deliver(id: StreamId, bytes: Uint8Array, fin: boolean): void {
-    this.host.events.push({ kind: "stream-data", streamId: id, bytes, fin });
-    if (this.host.autoConsume) this.host.consume(id, bytes.length);
+  #deliver(id: StreamId, bytes: Uint8Array, fin: boolean): void {
+    this.#host.events.push({ kind: "stream-data", streamId: id, bytes, fin });
+    if (this.#host.autoConsume) this.#host.consume(id, bytes.length);
   }
 
   onResetAt(id: StreamId, code: number, finalSize: number, reliableSize: number): FramingError | undefined {
-    const { stream, opened } = this.host.streams.lookup(id, "recv");
+    const { stream, opened } = this.#host.streams.lookup(id, "recv");
     if (typeof stream === "string" || stream instanceof FramingError) return asError(stream);
-    if (opened) this.host.announce(stream);
+    if (opened) this.#host.announce(stream);
     const recv = stream.recv;
     if (recv === undefined || recv.done) return undefined;
-    if (recv.window.received >= reliableSize) return this.resetRecv(stream, recv, code, finalSize);
+    if (recv.window.received >= reliableSize) return this.#resetRecv(stream, recv, code, finalSize);
     if (recv.finalSize !== undefined && finalSize !== recv.finalSize) {
       return new FramingError(TransportError.FINAL_SIZE_ERROR, `stream ${id}: reset changes the final size`);
     }
@@ -93,15 +97,15 @@ export class RecvPath {
   }
 
   onReset(id: StreamId, code: number, claimedFinalSize: number): FramingError | undefined {
-    const { stream, opened } = this.host.streams.lookup(id, "recv");
+    const { stream, opened } = this.#host.streams.lookup(id, "recv");
     if (typeof stream === "string" || stream instanceof FramingError) return asError(stream);
-    if (opened) this.host.announce(stream);
+    if (opened) this.#host.announce(stream);
     const recv = stream.recv;
     if (recv === undefined) return undefined;
-    return this.resetRecv(stream, recv, code, claimedFinalSize);
+    return this.#resetRecv(stream, recv, code, claimedFinalSize);
   }
 
-  private resetRecv(stream: StreamState, recv: RecvHalf, code: number, claimedFinalSize: number): FramingError | undefined {
+  #resetRecv(stream: StreamState, recv: RecvHalf, code: number, claimedFinalSize: number): FramingError | undefined {
     const id = stream.id;
     const received = recv.window.received;
     // The reference takes max(final size, received): @moq/qmux 0.0.6 always sends 0.
@@ -111,14 +115,14 @@ export class RecvPath {
     }
     if (!recv.window.receiveTo(finalSize)) return flowError(`stream ${id}: final size beyond MAX_STREAM_DATA`);
     const gap = finalSize - received;
-    if (!this.host.connRecv.receiveTo(this.host.connRecv.received + gap)) return flowError("final size beyond MAX_DATA");
+    if (!this.#host.connRecv.receiveTo(this.#host.connRecv.received + gap)) return flowError("final size beyond MAX_DATA");
     // Bytes that will never arrive cannot be consumed by anyone: release them now.
-    this.host.releaseConnection(gap);
+    this.#host.releaseConnection(gap);
     if (recv.done) return undefined;
     recv.finalSize = finalSize;
     recv.resetByPeer = true;
-    if (!recv.stopped) this.host.events.push({ kind: "stream-reset", streamId: id, code });
-    this.host.closeRecv(stream);
+    if (!recv.stopped) this.#host.events.push({ kind: "stream-reset", streamId: id, code });
+    this.#host.closeRecv(stream);
     return undefined;
   }
 }

@@ -24,35 +24,37 @@ const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
  * are unlimited and no parameters are exchanged.
  */
 export class FramingSession {
-  private readonly events: FramingEvent[] = [];
-  private readonly streams: StreamTable;
-  private readonly ours: TransportParams;
-  private peer: TransportParams | undefined;
-  private readonly sender: SendScheduler;
-  private readonly connRecv: RecvWindow;
-  private readonly autoConsume: boolean;
-  private readonly server: boolean;
-  private readonly refused = [false, false];
-  private readonly records: boolean;
-  private readonly liveness: Liveness;
-  private readonly recvPath: RecvPath;
-  private closed = false;
+  readonly #events: FramingEvent[] = [];
+  readonly #streams: StreamTable;
+  readonly #ours: TransportParams;
+  #peer: TransportParams | undefined;
+  readonly #sender: SendScheduler;
+  readonly #connRecv: RecvWindow;
+  readonly #autoConsume: boolean;
+  readonly #server: boolean;
+  readonly #refused = [false, false];
+  readonly #records: boolean;
+  readonly #liveness: Liveness;
+  readonly #recvPath: RecvPath;
+  #closed = false;
+  readonly #wire: Wire;
 
   /** Starts a connection over `wire`; qmux queues our transport parameters at once. */
   constructor(
-    private readonly wire: Wire,
+    wire: Wire,
     options: FramingOptions,
   ) {
-    this.records = wire.version === "qmux-01" || wire.version === "qmux-02";
-    this.liveness = new Liveness(wire.version === "qmux-02", options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
+    this.#wire = wire;
+    this.#records = wire.version === "qmux-01" || wire.version === "qmux-02";
+    this.#liveness = new Liveness(wire.version === "qmux-02", options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
     // Datagrams need the record layer (qmux-01+); RESET_STREAM_AT is qmux-02's.
-    this.ours = {
+    this.#ours = {
       ...REFERENCE_PARAMS,
-      maxDatagramFrameSize: this.records ? REFERENCE_PARAMS.maxRecordSize : 0,
+      maxDatagramFrameSize: this.#records ? REFERENCE_PARAMS.maxRecordSize : 0,
       resetStreamAt: wire.version === "qmux-02",
       ...options.params,
     };
-    this.sender = new SendScheduler(
+    this.#sender = new SendScheduler(
       wire.flowControl,
       {
         maxStreamBuffer: options.maxStreamBuffer ?? DEFAULT_STREAM_BUFFER,
@@ -60,39 +62,39 @@ export class FramingSession {
       },
       {
         frame: (frame) => {
-          this.emitFrame(frame);
+          this.#emitFrame(frame);
         },
-        event: (event) => this.events.push(event),
+        event: (event) => this.#events.push(event),
         finished: (stream) => {
-          this.retire(stream);
+          this.#retire(stream);
         },
       },
     );
-    this.autoConsume = options.autoConsume ?? false;
+    this.#autoConsume = options.autoConsume ?? false;
     const server = options.role === "server";
-    this.server = server;
+    this.#server = server;
     if (wire.flowControl) {
-      this.connRecv = new RecvWindow(this.ours.initialMaxData);
-      this.streams = qmuxStreamTable(server, this.ours, () => this.peer);
-      this.emitFrame({ type: "transport-parameters", params: this.ours });
+      this.#connRecv = new RecvWindow(this.#ours.initialMaxData);
+      this.#streams = qmuxStreamTable(server, this.#ours, () => this.#peer);
+      this.#emitFrame({ type: "transport-parameters", params: this.#ours });
     } else {
-      this.connRecv = new RecvWindow(Infinity);
-      this.streams = legacyStreamTable(server, options.maxPeerStreams ?? DEFAULT_LEGACY_PEER_STREAMS);
-      this.events.push({ kind: "ready" });
+      this.#connRecv = new RecvWindow(Infinity);
+      this.#streams = legacyStreamTable(server, options.maxPeerStreams ?? DEFAULT_LEGACY_PEER_STREAMS);
+      this.#events.push({ kind: "ready" });
     }
-    this.recvPath = new RecvPath({
-      streams: this.streams,
-      connRecv: this.connRecv,
-      events: this.events,
-      autoConsume: this.autoConsume,
+    this.#recvPath = new RecvPath({
+      streams: this.#streams,
+      connRecv: this.#connRecv,
+      events: this.#events,
+      autoConsume: this.#autoConsume,
       announce: (stream) => {
-        this.announce(stream);
+        this.#announce(stream);
       },
       closeRecv: (stream) => {
-        this.closeRecv(stream);
+        this.#closeRecv(stream);
       },
       releaseConnection: (n) => {
-        this.releaseConnection(n);
+        this.#releaseConnection(n);
       },
       consume: (streamId, n) => {
         this.consume(streamId, n);
@@ -102,7 +104,7 @@ export class FramingSession {
 
   /** The peer's transport parameters, once received (qmux only). */
   get peerParams(): TransportParams | undefined {
-    return this.peer;
+    return this.#peer;
   }
 
   /**
@@ -112,15 +114,15 @@ export class FramingSession {
    * we offered none, or when they do not overlap.
    */
   get applicationProtocol(): string | undefined {
-    const peer = this.peer?.applicationProtocols ?? [];
-    const ours = this.ours.applicationProtocols;
-    const [server, client] = this.server ? [ours, peer] : [peer, ours];
+    const peer = this.#peer?.applicationProtocols ?? [];
+    const ours = this.#ours.applicationProtocols;
+    const [server, client] = this.#server ? [ours, peer] : [peer, ours];
     return server.find((p) => client.includes(p));
   }
 
   /** The qmux version on the wire (undefined on the legacy framing). */
   get version(): Wire["version"] {
-    return this.wire.version;
+    return this.#wire.version;
   }
 
   /**
@@ -128,37 +130,37 @@ export class FramingSession {
    * framing, a peer that advertised no max_datagram_frame_size, or no parameters yet).
    */
   get maxDatagramPayload(): number {
-    const peer = this.peer;
-    if (!this.records || peer === undefined || peer.maxDatagramFrameSize === 0) return 0;
+    const peer = this.#peer;
+    if (!this.#records || peer === undefined || peer.maxDatagramFrameSize === 0) return 0;
     const cap = Math.min(peer.maxDatagramFrameSize, peer.maxRecordSize === 0 ? MIN_RECORD_SIZE : peer.maxRecordSize);
     return Math.max(0, cap - 1 - varintSize(cap));
   }
 
   /** Sends one DATAGRAM frame; false (nothing sent) when the peer takes none this size. */
   sendDatagram(bytes: Uint8Array): boolean {
-    if (this.closed || bytes.length > this.maxDatagramPayload) return false;
-    this.emitFrame({ type: "datagram", data: bytes });
+    if (this.#closed || bytes.length > this.maxDatagramPayload) return false;
+    this.#emitFrame({ type: "datagram", data: bytes });
     return true;
   }
 
   /** True once the connection is closed (by either side, or a timeout). */
   get isClosed(): boolean {
-    return this.closed;
+    return this.#closed;
   }
 
   /** Outbound bytes queued on all streams, waiting for the peer's credit. */
   get bufferedBytes(): number {
-    return this.sender.buffered;
+    return this.#sender.buffered;
   }
 
   /** Number of streams not yet fully closed. */
   get liveStreams(): number {
-    return this.streams.live.size;
+    return this.#streams.live.size;
   }
 
   /** Drains the events produced since the last call, in order. */
   poll(): FramingEvent[] {
-    return this.events.splice(0, this.events.length);
+    return this.#events.splice(0, this.#events.length);
   }
 
   /**
@@ -167,28 +169,28 @@ export class FramingSession {
    * framing keeps views into `data`; do not reuse the buffer.
    */
   receive(data: Uint8Array): void {
-    if (this.closed) return;
-    this.liveness.heard();
+    if (this.#closed) return;
+    this.#liveness.heard();
     try {
-      const { frames, error } = this.wire.push(data);
+      const { frames, error } = this.#wire.push(data);
       for (const frame of frames) {
-        const violation = this.onFrame(frame);
+        const violation = this.#onFrame(frame);
         if (violation !== undefined) {
-          this.fail(violation);
+          this.#fail(violation);
           return;
         }
-        if (this.hasClosed()) return;
+        if (this.#hasClosed()) return;
       }
-      if (error !== undefined) this.fail(error);
+      if (error !== undefined) this.#fail(error);
     } catch (cause) {
       // A bug, not peer input; fail closed rather than leave a half-applied state.
-      this.fail(new FramingError(TransportError.INTERNAL_ERROR, `internal error: ${String(cause)}`));
+      this.#fail(new FramingError(TransportError.INTERNAL_ERROR, `internal error: ${String(cause)}`));
     }
   }
 
   /** Notes liveness seen outside the framing (e.g. a WebSocket pong) for the idle timeout. */
   touch(): void {
-    this.liveness.heard();
+    this.#liveness.heard();
   }
 
   /**
@@ -198,22 +200,22 @@ export class FramingSession {
    * inbound activity. Both close silently, as QUIC does.
    */
   tick(nowMs: number): void {
-    if (this.closed) return;
-    const handshaking = this.wire.flowControl && this.peer === undefined;
-    const due = this.liveness.due(nowMs, handshaking, this.ours.maxIdleTimeout, this.peer?.maxIdleTimeout ?? 0, this.records);
-    if (due?.kind === "close") this.finish(TransportError.NO_ERROR, due.reason, false, true);
-    else if (due?.kind === "ping") this.emitFrame({ type: "ping", response: false, sequence: due.sequence });
+    if (this.#closed) return;
+    const handshaking = this.#wire.flowControl && this.#peer === undefined;
+    const due = this.#liveness.due(nowMs, handshaking, this.#ours.maxIdleTimeout, this.#peer?.maxIdleTimeout ?? 0, this.#records);
+    if (due?.kind === "close") this.#finish(TransportError.NO_ERROR, due.reason, false, true);
+    else if (due?.kind === "ping") this.#emitFrame({ type: "ping", response: false, sequence: due.sequence });
   }
 
   /** Opens a stream of ours, or refuses when the peer's stream limit is reached. */
   openStream(bidi: boolean): OpenResult {
-    if (this.closed) return { ok: false, reason: "closed" };
-    const stream = this.streams.open(bidi);
+    if (this.#closed) return { ok: false, reason: "closed" };
+    const stream = this.#streams.open(bidi);
     if (stream === undefined) {
-      const limit = this.streams.localLimit[bidi ? 0 : 1];
-      this.refused[bidi ? 0 : 1] = true;
-      if (this.wire.flowControl && limit.shouldReportBlocked()) {
-        this.emitFrame({ type: "streams-blocked", bidi, limit: limit.max });
+      const limit = this.#streams.localLimit[bidi ? 0 : 1];
+      this.#refused[bidi ? 0 : 1] = true;
+      if (this.#wire.flowControl && limit.shouldReportBlocked()) {
+        this.#emitFrame({ type: "streams-blocked", bidi, limit: limit.max });
       }
       return { ok: false, reason: "stream-limit" };
     }
@@ -225,31 +227,31 @@ export class FramingSession {
    * the peer's credit allows. The framing keeps a view of `bytes`; do not reuse it.
    */
   write(streamId: StreamId, bytes: Uint8Array, fin = false): WriteResult {
-    if (this.closed) return { ok: false, reason: "closed" };
-    const stream = this.streams.live.get(streamId);
+    if (this.#closed) return { ok: false, reason: "closed" };
+    const stream = this.#streams.live.get(streamId);
     if (stream === undefined) return { ok: false, reason: "unknown-stream" };
     const send = stream.send;
     if (send === undefined || send.done || send.finQueued) return { ok: false, reason: "not-writable" };
-    const { accepted, buffered } = this.sender.write(stream, send, bytes, fin);
+    const { accepted, buffered } = this.#sender.write(stream, send, bytes, fin);
     return { ok: true, accepted, buffered };
   }
 
   /** Abandons our sending side (RESET_STREAM); queued bytes are dropped. */
   reset(streamId: StreamId, code: number): boolean {
-    const stream = this.streams.live.get(streamId);
+    const stream = this.#streams.live.get(streamId);
     const send = stream?.send;
-    if (this.closed || stream === undefined || send === undefined || send.done) return false;
-    this.sender.reset(stream, send, code);
+    if (this.#closed || stream === undefined || send === undefined || send.done) return false;
+    this.#sender.reset(stream, send, code);
     return true;
   }
 
   /** Asks the peer to stop sending (STOP_SENDING); later data is discarded and credited. */
   stopSending(streamId: StreamId, code: number): boolean {
-    const stream = this.streams.live.get(streamId);
+    const stream = this.#streams.live.get(streamId);
     const recv = stream?.recv;
-    if (this.closed || stream === undefined || recv === undefined || recv.done || recv.stopped) return false;
+    if (this.#closed || stream === undefined || recv === undefined || recv.done || recv.stopped) return false;
     recv.stopped = true;
-    this.emitFrame({ type: "stop-sending", id: streamId, code });
+    this.#emitFrame({ type: "stop-sending", id: streamId, code });
     return true;
   }
 
@@ -260,35 +262,35 @@ export class FramingSession {
    * the connection window.
    */
   consume(streamId: StreamId, n: number): void {
-    if (this.closed || !this.wire.flowControl || n <= 0) return;
-    const recv = this.streams.live.get(streamId)?.recv;
+    if (this.#closed || !this.#wire.flowControl || n <= 0) return;
+    const recv = this.#streams.live.get(streamId)?.recv;
     if (recv !== undefined && !recv.done) {
       const max = recv.window.consume(n);
-      if (max !== undefined) this.emitFrame({ type: "max-stream-data", id: streamId, max });
+      if (max !== undefined) this.#emitFrame({ type: "max-stream-data", id: streamId, max });
     }
-    const max = this.connRecv.consume(n);
-    if (max !== undefined) this.emitFrame({ type: "max-data", max });
+    const max = this.#connRecv.consume(n);
+    if (max !== undefined) this.#emitFrame({ type: "max-data", max });
   }
 
   /** Closes the connection with an application code (APPLICATION_CLOSE). */
   close(code: number, reason: string): void {
-    if (this.closed) return;
-    this.emitFrame({ type: "application-close", code, reason });
-    this.finish(code, reason, false, false);
+    if (this.#closed) return;
+    this.#emitFrame({ type: "application-close", code, reason });
+    this.#finish(code, reason, false, false);
   }
 
   /** A method, so the compiler does not assume `closed` unchanged across frame handlers. */
-  private hasClosed(): boolean {
-    return this.closed;
+  #hasClosed(): boolean {
+    return this.#closed;
   }
 
   // --- inbound frames ---
 
-  private onFrame(frame: Frame): FramingError | undefined {
-    if (this.wire.flowControl && this.peer === undefined) {
+  #onFrame(frame: Frame): FramingError | undefined {
+    if (this.#wire.flowControl && this.#peer === undefined) {
       // qmux: QX_TRANSPORT_PARAMETERS comes first (PADDING aside); qmux-00 and -01
       // also take a refusal first, qmux-02 makes it strictly the first frame.
-      const refusal = isClose(frame) && this.wire.version !== "qmux-02";
+      const refusal = isClose(frame) && this.#wire.version !== "qmux-02";
       const early = frame.type === "padding" || frame.type === "transport-parameters" || refusal;
       if (!early) return violation(`${frame.type} before transport parameters`);
     }
@@ -298,127 +300,127 @@ export class FramingSession {
       case "streams-blocked":
         return undefined;
       case "transport-parameters":
-        return this.onParams(frame.params);
+        return this.#onParams(frame.params);
       case "stream":
-        return this.recvPath.onStream(frame.id, frame.offset, frame.data, frame.fin);
+        return this.#recvPath.onStream(frame.id, frame.offset, frame.data, frame.fin);
       case "reset-stream":
-        return this.recvPath.onReset(frame.id, frame.code, frame.finalSize);
+        return this.#recvPath.onReset(frame.id, frame.code, frame.finalSize);
       case "stop-sending":
-        return this.onStopSending(frame.id, frame.code);
+        return this.#onStopSending(frame.id, frame.code);
       case "connection-close":
-        this.finish(frame.code, frame.reason, true, true);
+        this.#finish(frame.code, frame.reason, true, true);
         return undefined;
       case "application-close":
-        this.finish(frame.code, frame.reason, true, false);
+        this.#finish(frame.code, frame.reason, true, false);
         return undefined;
       case "max-data":
-        if (this.sender.conn.raise(frame.max)) this.sender.flush();
+        if (this.#sender.conn.raise(frame.max)) this.#sender.flush();
         return undefined;
       case "max-stream-data": {
-        const { stream, opened } = this.streams.lookup(frame.id, "send");
+        const { stream, opened } = this.#streams.lookup(frame.id, "send");
         if (typeof stream === "string" || stream instanceof FramingError) return asError(stream);
-        if (opened) this.announce(stream);
-        if (stream.send?.credit.raise(frame.max) === true) this.sender.flush();
+        if (opened) this.#announce(stream);
+        if (stream.send?.credit.raise(frame.max) === true) this.#sender.flush();
         return undefined;
       }
       case "max-streams": {
         const kind = frame.bidi ? 0 : 1;
-        if (this.streams.localLimit[kind].raise(frame.max) && this.refused[kind] === true) {
-          this.refused[kind] = false;
-          this.events.push({ kind: "streams-available", bidi: frame.bidi });
+        if (this.#streams.localLimit[kind].raise(frame.max) && this.#refused[kind] === true) {
+          this.#refused[kind] = false;
+          this.#events.push({ kind: "streams-available", bidi: frame.bidi });
         }
         return undefined;
       }
       case "stream-data-blocked": {
-        const { stream, opened } = this.streams.lookup(frame.id, "recv");
+        const { stream, opened } = this.#streams.lookup(frame.id, "recv");
         if (typeof stream === "string" || stream instanceof FramingError) return asError(stream);
-        if (opened) this.announce(stream);
+        if (opened) this.#announce(stream);
         return undefined;
       }
       case "datagram":
-        if (this.ours.maxDatagramFrameSize === 0) return violation("DATAGRAM received but max_datagram_frame_size was not advertised");
-        if (frame.data.length + 1 > this.ours.maxDatagramFrameSize) return violation("DATAGRAM above max_datagram_frame_size");
-        this.events.push({ kind: "datagram", bytes: frame.data });
+        if (this.#ours.maxDatagramFrameSize === 0) return violation("DATAGRAM received but max_datagram_frame_size was not advertised");
+        if (frame.data.length + 1 > this.#ours.maxDatagramFrameSize) return violation("DATAGRAM above max_datagram_frame_size");
+        this.#events.push({ kind: "datagram", bytes: frame.data });
         return undefined;
       case "ping": {
-        if (!this.records) return new FramingError(TransportError.FRAME_ENCODING_ERROR, "QX_PING before qmux-01");
-        const wrong = frame.response ? this.liveness.pinger.onResponse(frame.sequence) : this.liveness.pinger.onRequest(frame.sequence);
+        if (!this.#records) return new FramingError(TransportError.FRAME_ENCODING_ERROR, "QX_PING before qmux-01");
+        const wrong = frame.response ? this.#liveness.pinger.onResponse(frame.sequence) : this.#liveness.pinger.onRequest(frame.sequence);
         if (wrong !== undefined) return violation(wrong);
-        if (!frame.response) this.emitFrame({ type: "ping", response: true, sequence: frame.sequence });
+        if (!frame.response) this.#emitFrame({ type: "ping", response: true, sequence: frame.sequence });
         return undefined;
       }
       case "reset-stream-at":
-        if (!this.ours.resetStreamAt) return violation("RESET_STREAM_AT received but reset_stream_at was not advertised");
-        return this.recvPath.onResetAt(frame.id, frame.code, frame.finalSize, frame.reliableSize);
+        if (!this.#ours.resetStreamAt) return violation("RESET_STREAM_AT received but reset_stream_at was not advertised");
+        return this.#recvPath.onResetAt(frame.id, frame.code, frame.finalSize, frame.reliableSize);
       default:
         return assertNever(frame);
     }
   }
 
-  private onParams(params: TransportParams): FramingError | undefined {
-    if (this.peer !== undefined) return violation("second QX_TRANSPORT_PARAMETERS");
+  #onParams(params: TransportParams): FramingError | undefined {
+    if (this.#peer !== undefined) return violation("second QX_TRANSPORT_PARAMETERS");
     // An omitted max_record_size means the default; an explicit smaller one is invalid.
-    if (this.records && params.maxRecordSize !== 0 && params.maxRecordSize < MIN_RECORD_SIZE) {
+    if (this.#records && params.maxRecordSize !== 0 && params.maxRecordSize < MIN_RECORD_SIZE) {
       return new FramingError(TransportError.TRANSPORT_PARAMETER_ERROR, `max_record_size below ${String(MIN_RECORD_SIZE)}`);
     }
-    this.peer = params;
-    this.sender.conn.raise(params.initialMaxData);
-    this.streams.localLimit[0].raise(params.initialMaxStreamsBidi);
-    this.streams.localLimit[1].raise(params.initialMaxStreamsUni);
-    this.events.push({ kind: "ready" });
+    this.#peer = params;
+    this.#sender.conn.raise(params.initialMaxData);
+    this.#streams.localLimit[0].raise(params.initialMaxStreamsBidi);
+    this.#streams.localLimit[1].raise(params.initialMaxStreamsUni);
+    this.#events.push({ kind: "ready" });
     return undefined;
   }
 
-  private onStopSending(id: StreamId, code: number): FramingError | undefined {
-    const { stream, opened } = this.streams.lookup(id, "send");
+  #onStopSending(id: StreamId, code: number): FramingError | undefined {
+    const { stream, opened } = this.#streams.lookup(id, "send");
     if (typeof stream === "string" || stream instanceof FramingError) return asError(stream);
-    if (opened) this.announce(stream);
+    if (opened) this.#announce(stream);
     const send = stream.send;
     if (send === undefined || send.done) return undefined;
     // RFC 9000 §3.5: answer with RESET_STREAM; we do it here, as both references do.
-    this.events.push({ kind: "stop-sending", streamId: id, code });
-    this.sender.reset(stream, send, code);
+    this.#events.push({ kind: "stop-sending", streamId: id, code });
+    this.#sender.reset(stream, send, code);
     return undefined;
   }
 
   // --- helpers ---
 
-  private announce(stream: StreamState): void {
-    this.events.push({ kind: "stream-opened", streamId: stream.id, bidi: stream.bidi });
+  #announce(stream: StreamState): void {
+    this.#events.push({ kind: "stream-opened", streamId: stream.id, bidi: stream.bidi });
   }
 
-  private closeRecv(stream: StreamState): void {
+  #closeRecv(stream: StreamState): void {
     if (stream.recv !== undefined) stream.recv.done = true;
-    this.retire(stream);
+    this.#retire(stream);
   }
 
-  private retire(stream: StreamState): void {
-    const max = this.streams.retireIfDone(stream);
-    if (max !== undefined && this.wire.flowControl) this.emitFrame({ type: "max-streams", bidi: stream.bidi, max });
+  #retire(stream: StreamState): void {
+    const max = this.#streams.retireIfDone(stream);
+    if (max !== undefined && this.#wire.flowControl) this.#emitFrame({ type: "max-streams", bidi: stream.bidi, max });
   }
 
-  private releaseConnection(n: number): void {
-    if (!this.wire.flowControl || n <= 0) return;
-    const max = this.connRecv.consume(n);
-    if (max !== undefined) this.emitFrame({ type: "max-data", max });
+  #releaseConnection(n: number): void {
+    if (!this.#wire.flowControl || n <= 0) return;
+    const max = this.#connRecv.consume(n);
+    if (max !== undefined) this.#emitFrame({ type: "max-data", max });
   }
 
-  private emitFrame(frame: Frame): void {
-    const bytes = this.wire.encode(frame);
-    if (bytes !== undefined) this.events.push({ kind: "send", bytes });
+  #emitFrame(frame: Frame): void {
+    const bytes = this.#wire.encode(frame);
+    if (bytes !== undefined) this.#events.push({ kind: "send", bytes });
   }
 
-  private fail(error: FramingError): void {
-    if (this.closed) return;
-    this.emitFrame({ type: "connection-close", code: error.code, frameType: 0, reason: error.message });
-    this.finish(error.code, error.message, false, true);
+  #fail(error: FramingError): void {
+    if (this.#closed) return;
+    this.#emitFrame({ type: "connection-close", code: error.code, frameType: 0, reason: error.message });
+    this.#finish(error.code, error.message, false, true);
   }
 
-  private finish(code: number, reason: string, byPeer: boolean, transport: boolean): void {
-    this.closed = true;
-    this.sender.dropAll(this.streams.live.values());
-    this.streams.live.clear();
-    this.events.push({ kind: "closed", code, reason, byPeer, transport });
+  #finish(code: number, reason: string, byPeer: boolean, transport: boolean): void {
+    this.#closed = true;
+    this.#sender.dropAll(this.#streams.live.values());
+    this.#streams.live.clear();
+    this.#events.push({ kind: "closed", code, reason, byPeer, transport });
   }
 }
 

@@ -70,20 +70,24 @@ export class StreamTable {
   readonly peerLimit: readonly [RecvWindow, RecvWindow];
   /** The peer's limits on our opening streams, bidi then uni. */
   readonly localLimit: readonly [SendCredit, SendCredit];
-  private readonly peerOpened = [0, 0];
-  private readonly implicit = [new Set<number>(), new Set<number>()];
+  readonly #peerOpened = [0, 0];
+  readonly #implicit = [new Set<number>(), new Set<number>()];
+  readonly #server: boolean;
+  readonly #windows: StreamWindows;
 
   /**
    * An empty table for `server` (or client), with the given initial limits on peer
    * streams; `eagerPeerLimit` when the peer is never told them (legacy framing).
    */
   constructor(
-    private readonly server: boolean,
+    server: boolean,
     peerBidi: number,
     peerUni: number,
-    private readonly windows: StreamWindows,
+    windows: StreamWindows,
     eagerPeerLimit = false,
   ) {
+    this.#server = server;
+    this.#windows = windows;
     this.peerLimit = [new RecvWindow(peerBidi, eagerPeerLimit), new RecvWindow(peerUni, eagerPeerLimit)];
     this.localLimit = [new SendCredit(0), new SendCredit(0)];
   }
@@ -92,9 +96,9 @@ export class StreamTable {
   open(bidi: boolean): StreamState | undefined {
     const credit = this.localLimit[bidi ? 0 : 1];
     if (credit.available < 1) return undefined;
-    const id = makeStreamId(credit.used, bidi, this.server);
+    const id = makeStreamId(credit.used, bidi, this.#server);
     credit.used += 1;
-    return this.create(id, bidi, true);
+    return this.#create(id, bidi, true);
   }
 
   /**
@@ -105,7 +109,7 @@ export class StreamTable {
    */
   lookup(id: StreamId, side: "recv" | "send"): { stream: Lookup; opened: boolean } {
     const bidi = isBidi(id);
-    const local = isServerInitiated(id) === this.server;
+    const local = isServerInitiated(id) === this.#server;
     if (!bidi && local === (side === "recv")) {
       const what = side === "recv" ? "receive on our send-only" : "send on the peer's receive-only";
       return { stream: stateError(`frame to ${what} stream ${id}`), opened: false };
@@ -118,8 +122,8 @@ export class StreamTable {
       const used = this.localLimit[kind].used;
       return { stream: index < used ? "ignore" : stateError(`stream ${id} not opened yet`), opened: false };
     }
-    const opened = this.peerOpened[kind] ?? 0;
-    const implicit = this.implicit[kind];
+    const opened = this.#peerOpened[kind] ?? 0;
+    const implicit = this.#implicit[kind];
     if (implicit === undefined) return { stream: "ignore", opened: false };
     if (index < opened && !implicit.has(index)) return { stream: "ignore", opened: false };
     if (!this.peerLimit[kind].receiveTo(index + 1)) {
@@ -127,8 +131,8 @@ export class StreamTable {
     }
     for (let i = opened; i < index; i++) implicit.add(i);
     implicit.delete(index);
-    this.peerOpened[kind] = Math.max(opened, index + 1);
-    return { stream: this.create(id, bidi, false), opened: true };
+    this.#peerOpened[kind] = Math.max(opened, index + 1);
+    return { stream: this.#create(id, bidi, false), opened: true };
   }
 
   /**
@@ -141,7 +145,7 @@ export class StreamTable {
     return this.peerLimit[stream.bidi ? 0 : 1].consume(1);
   }
 
-  private create(id: StreamId, bidi: boolean, local: boolean): StreamState {
+  #create(id: StreamId, bidi: boolean, local: boolean): StreamState {
     const hasSend = bidi || local;
     const hasRecv = bidi || !local;
     const stream: StreamState = {
@@ -155,13 +159,13 @@ export class StreamTable {
             queued: 0,
             finQueued: false,
             done: false,
-            credit: new SendCredit(this.windows.sendCredit(bidi, local)),
+            credit: new SendCredit(this.#windows.sendCredit(bidi, local)),
             wantWritable: false,
           }
         : undefined,
       recv: hasRecv
         ? {
-            window: new RecvWindow(this.windows.recvWindow(bidi, local)),
+            window: new RecvWindow(this.#windows.recvWindow(bidi, local)),
             finalSize: undefined,
             done: false,
             stopped: false,

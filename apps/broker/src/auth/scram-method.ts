@@ -82,15 +82,21 @@ function decoyCredential(username: string, iterations: number): ScramCredential 
 
 class ScramExchange implements EnhancedAuthExchange {
   #done = false;
+  readonly #clientId: string;
+  readonly #first: ClientFirst;
+  readonly #serverFirst: string;
+  readonly #combinedNonce: string;
+  readonly #credential: ScramCredential;
+  readonly #known: boolean;
 
-  constructor(
-    private readonly clientId: string,
-    private readonly first: ClientFirst,
-    private readonly serverFirst: string,
-    private readonly combinedNonce: string,
-    private readonly credential: ScramCredential,
-    private readonly known: boolean,
-  ) {}
+  constructor(clientId: string, first: ClientFirst, serverFirst: string, combinedNonce: string, credential: ScramCredential, known: boolean) {
+    this.#clientId = clientId;
+    this.#first = first;
+    this.#serverFirst = serverFirst;
+    this.#combinedNonce = combinedNonce;
+    this.#credential = credential;
+    this.#known = known;
+  }
 
   next(data: Uint8Array | undefined): Promise<EnhancedAuthStep> {
     return Promise.resolve(this.#finish(data));
@@ -105,17 +111,17 @@ class ScramExchange implements EnhancedAuthExchange {
     const withoutProof = message.slice(0, proofAt);
     const proofText = message.slice(proofAt + 3);
     const [channel, nonce] = withoutProof.split(",");
-    if (channel !== `c=${Buffer.from(this.first.gs2Header).toString("base64")}` || nonce !== `r=${this.combinedNonce}`) {
+    if (channel !== `c=${Buffer.from(this.#first.gs2Header).toString("base64")}` || nonce !== `r=${this.#combinedNonce}`) {
       return failure(NOT_AUTHORIZED);
     }
     const proof = Buffer.from(proofText, "base64");
     if (proof.length !== 32) return failure(NOT_AUTHORIZED);
-    const authMessage = `${this.first.bare},${this.serverFirst},${withoutProof}`;
-    const clientKey = xor(proof, hmac(this.credential.storedKey, authMessage));
-    const valid = timingSafeEqual(sha256(clientKey), this.credential.storedKey);
-    if (!valid || !this.known) return failure(BAD_USER_NAME_OR_PASSWORD);
-    const subject: AclSubject = { clientId: this.clientId, username: this.first.username };
-    const serverSignature = hmac(this.credential.serverKey, authMessage).toString("base64");
+    const authMessage = `${this.#first.bare},${this.#serverFirst},${withoutProof}`;
+    const clientKey = xor(proof, hmac(this.#credential.storedKey, authMessage));
+    const valid = timingSafeEqual(sha256(clientKey), this.#credential.storedKey);
+    if (!valid || !this.#known) return failure(BAD_USER_NAME_OR_PASSWORD);
+    const subject: AclSubject = { clientId: this.#clientId, username: this.#first.username };
+    const serverSignature = hmac(this.#credential.serverKey, authMessage).toString("base64");
     return { kind: "success", subject, data: encoder.encode(`v=${serverSignature}`) };
   }
 }

@@ -58,14 +58,14 @@ export function framesHaveTimestamps(version: LiteVersion): boolean {
  * payload it already holds without copying it.
  */
 export class FrameEncoder {
-  private previous = 0;
-  private readonly timed: boolean;
-  private readonly scratch = new Uint8Array(16);
+  #previous = 0;
+  readonly #timed: boolean;
+  readonly #scratch = new Uint8Array(16);
 
   /** An encoder for one stream of `version`; `previous` is the last timestamp already sent. */
   constructor(version: LiteVersion, previous = 0) {
-    this.timed = framesHaveTimestamps(version);
-    this.previous = previous;
+    this.#timed = framesHaveTimestamps(version);
+    this.#previous = previous;
   }
 
   /**
@@ -75,16 +75,16 @@ export class FrameEncoder {
   header(size: number, timestamp?: number): Uint8Array {
     checkEncodable(size, "frame size");
     let at = 0;
-    if (this.timed) {
+    if (this.#timed) {
       if (timestamp === undefined) throw encodeError("invalid_value", "lite-05 frames need a timestamp");
       checkEncodable(timestamp, "frame timestamp");
-      const delta = zigzagEncode(timestamp - this.previous);
+      const delta = zigzagEncode(timestamp - this.#previous);
       if (!Number.isSafeInteger(delta)) throw encodeError("unsafe_integer", "timestamp delta too large");
-      at = writeVarint(this.scratch, at, delta);
-      this.previous = timestamp;
+      at = writeVarint(this.#scratch, at, delta);
+      this.#previous = timestamp;
     }
-    at = writeVarint(this.scratch, at, size);
-    return this.scratch.subarray(0, at);
+    at = writeVarint(this.#scratch, at, size);
+    return this.#scratch.subarray(0, at);
   }
 
   /** Header and payload in one fresh buffer. */

@@ -11,27 +11,33 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * error. Failures throw {@link LiteError}, which the public decoders turn into results.
  */
 export class BodyReader {
-  private pos: number;
+  #pos: number;
+  readonly #src: Uint8Array;
+  readonly #limits: LiteLimits;
+  readonly #end: number;
 
   /** Reads `src[start, end)` under `limits`. */
   constructor(
-    private readonly src: Uint8Array,
-    private readonly limits: LiteLimits,
+    src: Uint8Array,
+    limits: LiteLimits,
     start = 0,
-    private readonly end: number = src.length,
+    end: number = src.length,
   ) {
-    this.pos = start;
+    this.#src = src;
+    this.#limits = limits;
+    this.#end = end;
+    this.#pos = start;
   }
 
   /** Bytes not read yet. */
   get remaining(): number {
-    return this.end - this.pos;
+    return this.#end - this.#pos;
   }
 
   /** One raw byte. */
   u8(): number {
-    if (this.pos >= this.end) throw malformed("short", "message body ends early");
-    return this.src[this.pos++] ?? 0;
+    if (this.#pos >= this.#end) throw malformed("short", "message body ends early");
+    return this.#src[this.#pos++] ?? 0;
   }
 
   /** A big-endian u16. */
@@ -41,10 +47,10 @@ export class BodyReader {
 
   /** A QUIC varint, refused above 2^53-1. */
   varint(): number {
-    const value = peekVarint(this.src, this.pos, this.end);
+    const value = peekVarint(this.#src, this.#pos, this.#end);
     if (value === VARINT_SHORT) throw malformed("short", "message body ends inside a varint");
     if (value === VARINT_UNSAFE) throw unsafeVarintError();
-    this.pos += varintLength(this.src[this.pos] ?? 0);
+    this.#pos += varintLength(this.#src[this.#pos] ?? 0);
     return value;
   }
 
@@ -56,9 +62,9 @@ export class BodyReader {
 
   /** `n` raw bytes, as a view (no copy). */
   bytes(n: number): Uint8Array {
-    if (n > this.end - this.pos) throw malformed("short", "message body ends inside a byte field");
-    const out = this.src.subarray(this.pos, this.pos + n);
-    this.pos += n;
+    if (n > this.#end - this.#pos) throw malformed("short", "message body ends inside a byte field");
+    const out = this.#src.subarray(this.#pos, this.#pos + n);
+    this.#pos += n;
     return out;
   }
 
@@ -71,15 +77,15 @@ export class BodyReader {
 
   /** Varint length then UTF-8 text, bounded by `maxStringLength`. */
   string(): string {
-    return decodeUtf8(this.lengthPrefixed(this.limits.maxStringLength));
+    return decodeUtf8(this.lengthPrefixed(this.#limits.maxStringLength));
   }
 
   /** A broadcast path: a string, normalised like the reference, part count bounded. */
   path(): string {
-    const raw = decodeUtf8(this.lengthPrefixed(this.limits.maxPathLength));
+    const raw = decodeUtf8(this.lengthPrefixed(this.#limits.maxPathLength));
     const path = normalizePath(raw);
-    if (pathParts(path) > this.limits.maxPathParts) {
-      throw malformed("too_many", `path has more than ${this.limits.maxPathParts} parts`);
+    if (pathParts(path) > this.#limits.maxPathParts) {
+      throw malformed("too_many", `path has more than ${this.#limits.maxPathParts} parts`);
     }
     return path;
   }
@@ -100,7 +106,7 @@ export class BodyReader {
 
   /** Fails when bytes are left over: the reference's `DecodeError::Long`. */
   finish(): void {
-    if (this.pos !== this.end) throw malformed("long", `${this.end - this.pos} bytes left over after the message`);
+    if (this.#pos !== this.#end) throw malformed("long", `${this.#end - this.#pos} bytes left over after the message`);
   }
 }
 

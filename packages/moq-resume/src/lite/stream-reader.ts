@@ -82,45 +82,45 @@ const NONE: Phase = { t: "none" };
  * yields a sticky `error` result carrying the wire code; nothing is thrown.
  */
 export class LiteStreamReader {
-  private readonly queue = new ByteQueue();
-  private readonly limits: LiteLimits;
-  private readonly version: LiteVersion;
-  private readonly framing: SetupFraming;
-  private readonly scope: "stream" | "session";
-  private phase: Phase;
-  private ended = false;
-  private failure: LiteError | undefined;
-  private previousTimestamp = 0;
+  readonly #queue = new ByteQueue();
+  readonly #limits: LiteLimits;
+  readonly #version: LiteVersion;
+  readonly #framing: SetupFraming;
+  readonly #scope: "stream" | "session";
+  #phase: Phase;
+  #ended = false;
+  #failure: LiteError | undefined;
+  #previousTimestamp = 0;
 
   /** A reader for the stream described by `options`. */
   constructor(options: LiteStreamReaderOptions) {
-    this.limits = resolveLimits(options.limits);
+    this.#limits = resolveLimits(options.limits);
     switch (options.role) {
       case "accepted-bidi":
-        this.version = options.version;
-        this.framing = "draft14";
-        this.scope = "stream";
-        this.phase = { t: "bidi_type" };
+        this.#version = options.version;
+        this.#framing = "draft14";
+        this.#scope = "stream";
+        this.#phase = { t: "bidi_type" };
         break;
       case "accepted-uni":
-        this.version = options.version;
-        this.framing = "draft14";
-        this.scope = "stream";
-        this.phase = { t: "uni_type" };
+        this.#version = options.version;
+        this.#framing = "draft14";
+        this.#scope = "stream";
+        this.#phase = { t: "uni_type" };
         break;
       case "opened":
-        this.version = options.version;
-        this.framing = "draft14";
-        this.scope = "stream";
-        this.phase = this.responsePhase(options.kind);
+        this.#version = options.version;
+        this.#framing = "draft14";
+        this.#scope = "stream";
+        this.#phase = this.#responsePhase(options.kind);
         break;
       case "setup-server":
       case "setup-client":
         // SESSION_INFO has one layout on lite-01 and lite-02, so the negotiated one is not needed.
-        this.version = LITE_01;
-        this.framing = options.framing ?? "draft14";
-        this.scope = "session";
-        this.phase = { t: "setup", expect: options.role === "setup-server" ? CLIENT_SETUP_TYPE : SERVER_SETUP_TYPE };
+        this.#version = LITE_01;
+        this.#framing = options.framing ?? "draft14";
+        this.#scope = "session";
+        this.#phase = { t: "setup", expect: options.role === "setup-server" ? CLIENT_SETUP_TYPE : SERVER_SETUP_TYPE };
         break;
       default:
         unreachable(options);
@@ -129,27 +129,27 @@ export class LiteStreamReader {
 
   /** Bytes buffered and not yet decoded (bounded by the limits plus a few header bytes). */
   get buffered(): number {
-    return this.queue.length;
+    return this.#queue.length;
   }
 
   /** The error the stream failed with, if it did. */
   get error(): LiteError | undefined {
-    return this.failure;
+    return this.#failure;
   }
 
   /** Adds received bytes. Bytes after {@link end} are a protocol violation. */
   push(chunk: Uint8Array): void {
-    if (this.failure !== undefined) return;
-    if (this.ended) {
-      this.fail(new LiteError(LiteErrorCode.ProtocolViolation, "unexpected_message", "bytes pushed after the stream ended"));
+    if (this.#failure !== undefined) return;
+    if (this.#ended) {
+      this.#fail(new LiteError(LiteErrorCode.ProtocolViolation, "unexpected_message", "bytes pushed after the stream ended"));
       return;
     }
-    this.queue.push(chunk);
+    this.#queue.push(chunk);
   }
 
   /** Marks the stream finished (FIN). */
   end(): void {
-    this.ended = true;
+    this.#ended = true;
   }
 
   /** Decodes every complete message buffered now; stops at need_more, end or error. */
@@ -164,151 +164,151 @@ export class LiteStreamReader {
 
   /** The next complete message, or why there is none yet. */
   next(): LiteReadResult {
-    if (this.failure !== undefined) return { kind: "error", error: this.failure };
-    const result = attempt(() => this.step());
-    if (!result.ok) return this.fail(result.error);
+    if (this.#failure !== undefined) return { kind: "error", error: this.#failure };
+    const result = attempt(() => this.#step());
+    if (!result.ok) return this.#fail(result.error);
     return result.value;
   }
 
-  private fail(error: LiteError): LiteReadResult {
-    this.failure = error.withScope(this.scope);
+  #fail(error: LiteError): LiteReadResult {
+    this.#failure = error.withScope(this.#scope);
     // Nothing more will be decoded, so hold on to nothing.
-    this.queue.clear();
-    return { kind: "error", error: this.failure };
+    this.#queue.clear();
+    return { kind: "error", error: this.#failure };
   }
 
-  private starved(required: boolean): LiteReadResult {
-    if (!this.ended) return NEED_MORE;
-    if (this.queue.length > 0) throw malformed("truncated", "stream ended in the middle of a message");
+  #starved(required: boolean): LiteReadResult {
+    if (!this.#ended) return NEED_MORE;
+    if (this.#queue.length > 0) throw malformed("truncated", "stream ended in the middle of a message");
     if (required) throw malformed("truncated", "stream ended before a required message");
     return END;
   }
 
-  private varintAt(index: number): number {
-    const v = this.queue.peekVarint(index);
+  #varintAt(index: number): number {
+    const v = this.#queue.peekVarint(index);
     if (v === VARINT_UNSAFE) throw unsafeVarintError();
     return v;
   }
 
-  private lengthAt(index: number): number {
-    return varintLength(this.queue.byteAt(index));
+  #lengthAt(index: number): number {
+    return varintLength(this.#queue.byteAt(index));
   }
 
-  private step(): LiteReadResult {
-    const phase = this.phase;
+  #step(): LiteReadResult {
+    const phase = this.#phase;
     switch (phase.t) {
       case "bidi_type":
       case "uni_type": {
-        const id = this.varintAt(0);
-        if (id === VARINT_SHORT) return this.starved(false);
-        this.queue.skip(this.lengthAt(0));
-        const kind = phase.t === "bidi_type" ? classifyBidi(id, this.version) : classifyUni(id, this.version);
+        const id = this.#varintAt(0);
+        if (id === VARINT_SHORT) return this.#starved(false);
+        this.#queue.skip(this.#lengthAt(0));
+        const kind = phase.t === "bidi_type" ? classifyBidi(id, this.#version) : classifyUni(id, this.#version);
         if (!kind.ok) throw kind.error;
-        this.phase = this.requestPhase(kind.value);
+        this.#phase = this.#requestPhase(kind.value);
         return message({ type: "stream_header", kind: kind.value });
       }
       case "setup":
-        return this.stepSetup(phase.expect);
+        return this.#stepSetup(phase.expect);
       case "sized": {
-        const size = this.varintAt(0);
-        if (size === VARINT_SHORT) return this.starved(phase.required);
-        if (size > this.limits.maxMessageSize) {
-          throw malformed("too_large", `message of ${size} bytes exceeds the limit of ${this.limits.maxMessageSize}`);
+        const size = this.#varintAt(0);
+        if (size === VARINT_SHORT) return this.#starved(phase.required);
+        if (size > this.#limits.maxMessageSize) {
+          throw malformed("too_large", `message of ${size} bytes exceeds the limit of ${this.#limits.maxMessageSize}`);
         }
-        const head = this.lengthAt(0);
-        if (this.queue.length < head + size) return this.starved(true);
-        this.queue.skip(head);
-        const msg = this.decodeBody(this.queue.take(size), phase.read);
-        this.phase = phase.next === "self" ? phase : phase.next;
+        const head = this.#lengthAt(0);
+        if (this.#queue.length < head + size) return this.#starved(true);
+        this.#queue.skip(head);
+        const msg = this.#decodeBody(this.#queue.take(size), phase.read);
+        this.#phase = phase.next === "self" ? phase : phase.next;
         return message(msg);
       }
       case "typed":
-        return this.stepTyped(phase.read);
+        return this.#stepTyped(phase.read);
       case "frames":
-        return this.stepFrame();
+        return this.#stepFrame();
       case "none":
-        if (this.queue.length > 0) {
+        if (this.#queue.length > 0) {
           throw new LiteError(LiteErrorCode.ProtocolViolation, "unexpected_message", "bytes after the last message this stream may carry");
         }
-        return this.starved(false);
+        return this.#starved(false);
       default:
         return unreachable(phase);
     }
   }
 
-  private decodeBody(body: Uint8Array, read: BodyDecoder): LiteMessage {
-    const r = new BodyReader(body, this.limits);
+  #decodeBody(body: Uint8Array, read: BodyDecoder): LiteMessage {
+    const r = new BodyReader(body, this.#limits);
     const msg = read(r);
     r.finish();
     return msg;
   }
 
-  private stepSetup(expect: number): LiteReadResult {
-    const first = this.queue.byteAt(0);
-    if (first < 0) return this.starved(true);
+  #stepSetup(expect: number): LiteReadResult {
+    const first = this.#queue.byteAt(0);
+    if (first < 0) return this.#starved(true);
     // The reference reads this type as a single byte (0x20 / 0x21).
     if (first !== expect) throw malformed("unknown_type", `expected setup type 0x${expect.toString(16)}, got 0x${first.toString(16)}`);
     let size: number;
     let head: number;
-    if (this.framing === "draft14") {
-      if (this.queue.length < 3) return this.starved(true);
-      size = (this.queue.byteAt(1) << 8) | this.queue.byteAt(2);
+    if (this.#framing === "draft14") {
+      if (this.#queue.length < 3) return this.#starved(true);
+      size = (this.#queue.byteAt(1) << 8) | this.#queue.byteAt(2);
       head = 3;
     } else {
-      size = this.varintAt(1);
-      if (size === VARINT_SHORT) return this.starved(true);
-      head = 1 + this.lengthAt(1);
+      size = this.#varintAt(1);
+      if (size === VARINT_SHORT) return this.#starved(true);
+      head = 1 + this.#lengthAt(1);
     }
-    if (size > this.limits.maxMessageSize) throw malformed("too_large", `setup of ${size} bytes exceeds the limit`);
-    if (this.queue.length < head + size) return this.starved(true);
-    this.queue.skip(head);
-    const framing = this.framing;
-    const limits = this.limits;
-    const msg = this.decodeBody(this.queue.take(size), (r) =>
+    if (size > this.#limits.maxMessageSize) throw malformed("too_large", `setup of ${size} bytes exceeds the limit`);
+    if (this.#queue.length < head + size) return this.#starved(true);
+    this.#queue.skip(head);
+    const framing = this.#framing;
+    const limits = this.#limits;
+    const msg = this.#decodeBody(this.#queue.take(size), (r) =>
       expect === CLIENT_SETUP_TYPE ? readClientSetup(r, framing, limits) : readServerSetup(r, framing, limits),
     );
-    this.phase = repeat((r) => readSessionInfo(r));
+    this.#phase = repeat((r) => readSessionInfo(r));
     return message(msg);
   }
 
-  private stepTyped(read: TypedDecoder): LiteReadResult {
-    const typ = this.varintAt(0);
-    if (typ === VARINT_SHORT) return this.starved(false);
-    const typeLen = this.lengthAt(0);
-    const size = this.varintAt(typeLen);
-    if (size === VARINT_SHORT) return this.starved(true);
-    if (size > this.limits.maxMessageSize) throw malformed("too_large", `response of ${size} bytes exceeds the limit`);
-    const head = typeLen + this.lengthAt(typeLen);
-    if (this.queue.length < head + size) return this.starved(true);
-    this.queue.skip(head);
-    return message(this.decodeBody(this.queue.take(size), (r) => read(r, typ)));
+  #stepTyped(read: TypedDecoder): LiteReadResult {
+    const typ = this.#varintAt(0);
+    if (typ === VARINT_SHORT) return this.#starved(false);
+    const typeLen = this.#lengthAt(0);
+    const size = this.#varintAt(typeLen);
+    if (size === VARINT_SHORT) return this.#starved(true);
+    if (size > this.#limits.maxMessageSize) throw malformed("too_large", `response of ${size} bytes exceeds the limit`);
+    const head = typeLen + this.#lengthAt(typeLen);
+    if (this.#queue.length < head + size) return this.#starved(true);
+    this.#queue.skip(head);
+    return message(this.#decodeBody(this.#queue.take(size), (r) => read(r, typ)));
   }
 
-  private stepFrame(): LiteReadResult {
+  #stepFrame(): LiteReadResult {
     let at = 0;
     let timestamp: number | undefined;
-    if (framesHaveTimestamps(this.version)) {
-      const delta = this.varintAt(0);
-      if (delta === VARINT_SHORT) return this.starved(false);
-      at = this.lengthAt(0);
-      timestamp = applyTimestampDelta(this.previousTimestamp, zigzagDecode(delta));
+    if (framesHaveTimestamps(this.#version)) {
+      const delta = this.#varintAt(0);
+      if (delta === VARINT_SHORT) return this.#starved(false);
+      at = this.#lengthAt(0);
+      timestamp = applyTimestampDelta(this.#previousTimestamp, zigzagDecode(delta));
     }
-    const size = this.varintAt(at);
-    if (size === VARINT_SHORT) return this.starved(at > 0);
-    if (size > this.limits.maxFrameSize) {
-      throw new LiteError(LiteErrorCode.FrameTooLarge, "too_large", `frame of ${size} bytes exceeds the limit of ${this.limits.maxFrameSize}`);
+    const size = this.#varintAt(at);
+    if (size === VARINT_SHORT) return this.#starved(at > 0);
+    if (size > this.#limits.maxFrameSize) {
+      throw new LiteError(LiteErrorCode.FrameTooLarge, "too_large", `frame of ${size} bytes exceeds the limit of ${this.#limits.maxFrameSize}`);
     }
-    const head = at + this.lengthAt(at);
-    if (this.queue.length < head + size) return this.starved(true);
-    this.queue.skip(head);
-    if (timestamp !== undefined) this.previousTimestamp = timestamp;
-    return message({ type: "frame", payload: this.queue.take(size), timestamp });
+    const head = at + this.#lengthAt(at);
+    if (this.#queue.length < head + size) return this.#starved(true);
+    this.#queue.skip(head);
+    if (timestamp !== undefined) this.#previousTimestamp = timestamp;
+    return message({ type: "frame", payload: this.#queue.take(size), timestamp });
   }
 
   /** What follows the stream type on a stream the peer opened. */
-  private requestPhase(kind: StreamKind): Phase {
-    const v = this.version;
-    const limits = this.limits;
+  #requestPhase(kind: StreamKind): Phase {
+    const v = this.#version;
+    const limits = this.#limits;
     switch (kind) {
       case "announce":
         return once((r) => readAnnounceRequest(r, v), NONE);
@@ -333,9 +333,9 @@ export class LiteStreamReader {
   }
 
   /** What the peer answers on a bidi stream we opened. */
-  private responsePhase(kind: BidiKind): Phase {
-    const v = this.version;
-    const limits = this.limits;
+  #responsePhase(kind: BidiKind): Phase {
+    const v = this.#version;
+    const limits = this.#limits;
     const announces: Phase = hasAnnounceIds(v)
       ? { t: "typed", read: (r, typ) => readAnnounce06(r, typ, limits) }
       : repeat((r) => readAnnounce(r, v, limits));

@@ -10,27 +10,29 @@ import { ByteWriter } from "./writer.js";
  * (the previous frame timestamp of lite-05 deltas). The counterpart of `LiteStreamReader`.
  */
 export class LiteStreamWriter {
-  private readonly frames: FrameEncoder;
-  private readonly limits: LiteLimits;
-  private readonly options: EncodeOptions;
+  readonly #frames: FrameEncoder;
+  readonly #limits: LiteLimits;
+  readonly #options: EncodeOptions;
+  readonly #version: LiteVersion;
 
   /** A writer for one stream of `version`. */
   constructor(
-    private readonly version: LiteVersion,
+    version: LiteVersion,
     options: { readonly limits?: Partial<LiteLimits>; readonly setupFraming?: SetupFraming } = {},
   ) {
-    this.frames = new FrameEncoder(version);
-    this.limits = resolveLimits(options.limits);
-    this.options = { setupFraming: options.setupFraming ?? "draft14" };
+    this.#version = version;
+    this.#frames = new FrameEncoder(version);
+    this.#limits = resolveLimits(options.limits);
+    this.#options = { setupFraming: options.setupFraming ?? "draft14" };
   }
 
   /** Appends `msg` to `w`. Throws `LiteError` on values that cannot be encoded. */
   write(w: ByteWriter, msg: LiteMessage): void {
     if (msg.type === "frame") {
-      this.frames.write(w, msg.payload, msg.timestamp);
+      this.#frames.write(w, msg.payload, msg.timestamp);
       return;
     }
-    writeResolved(w, msg, this.version, this.limits, this.options);
+    writeResolved(w, msg, this.#version, this.#limits, this.#options);
   }
 
   /** The bytes of `msg` alone. */

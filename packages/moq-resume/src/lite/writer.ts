@@ -9,25 +9,25 @@ const utf8 = new TextEncoder();
  * always the minimal varint the reference writes.
  */
 export class ByteWriter {
-  private buf: Uint8Array;
-  private len = 0;
+  #buf: Uint8Array;
+  #len = 0;
 
   /** Starts with `capacity` bytes of room. */
   constructor(capacity = 64) {
-    this.buf = new Uint8Array(capacity);
+    this.#buf = new Uint8Array(capacity);
   }
 
   /** Bytes written so far. */
   get length(): number {
-    return this.len;
+    return this.#len;
   }
 
-  private reserve(extra: number): void {
-    const need = this.len + extra;
-    if (need <= this.buf.length) return;
-    const grown = new Uint8Array(Math.max(need, this.buf.length * 2));
-    grown.set(this.buf.subarray(0, this.len));
-    this.buf = grown;
+  #reserve(extra: number): void {
+    const need = this.#len + extra;
+    if (need <= this.#buf.length) return;
+    const grown = new Uint8Array(Math.max(need, this.#buf.length * 2));
+    grown.set(this.#buf.subarray(0, this.#len));
+    this.#buf = grown;
   }
 
   /** One raw byte (0..255). */
@@ -35,8 +35,8 @@ export class ByteWriter {
     if (!Number.isInteger(value) || value < 0 || value > 255) {
       throw encodeError("invalid_value", `u8 out of range: ${value}`);
     }
-    this.reserve(1);
-    this.buf[this.len++] = value;
+    this.#reserve(1);
+    this.#buf[this.#len++] = value;
     return this;
   }
 
@@ -45,9 +45,9 @@ export class ByteWriter {
     if (!Number.isInteger(value) || value < 0 || value > 0xffff) {
       throw encodeError("too_large", `u16 out of range: ${value}`);
     }
-    this.reserve(2);
-    this.buf[this.len++] = value >>> 8;
-    this.buf[this.len++] = value & 0xff;
+    this.#reserve(2);
+    this.#buf[this.#len++] = value >>> 8;
+    this.#buf[this.#len++] = value & 0xff;
     return this;
   }
 
@@ -59,8 +59,8 @@ export class ByteWriter {
   /** A QUIC varint; throws when not a non-negative safe integer. */
   varint(value: number, what = "varint"): this {
     checkEncodable(value, what);
-    this.reserve(8);
-    this.len = writeVarint(this.buf, this.len, value);
+    this.#reserve(8);
+    this.#len = writeVarint(this.#buf, this.#len, value);
     return this;
   }
 
@@ -74,9 +74,9 @@ export class ByteWriter {
 
   /** Raw bytes, no prefix. */
   bytes(value: Uint8Array): this {
-    this.reserve(value.length);
-    this.buf.set(value, this.len);
-    this.len += value.length;
+    this.#reserve(value.length);
+    this.#buf.set(value, this.#len);
+    this.#len += value.length;
     return this;
   }
 
@@ -90,15 +90,15 @@ export class ByteWriter {
     // Short ASCII strings are written in place; anything else goes through TextEncoder.
     const n = value.length;
     if (n < 64) {
-      this.reserve(n + 1);
-      const start = this.len;
-      this.buf[start] = n;
+      this.#reserve(n + 1);
+      const start = this.#len;
+      this.#buf[start] = n;
       for (let i = 0; i < n; i++) {
         const c = value.charCodeAt(i);
         if (c >= 0x80) return this.lengthPrefixed(utf8.encode(value));
-        this.buf[start + 1 + i] = c;
+        this.#buf[start + 1 + i] = c;
       }
-      this.len = start + 1 + n;
+      this.#len = start + 1 + n;
       return this;
     }
     return this.lengthPrefixed(utf8.encode(value));
@@ -106,38 +106,38 @@ export class ByteWriter {
 
   /** Writes `body` then inserts its varint length in front of it. */
   sized(body: (w: this) => void): this {
-    const start = this.len;
+    const start = this.#len;
     body(this);
-    const size = this.len - start;
+    const size = this.#len - start;
     const prefix = varintSize(size);
-    this.reserve(prefix);
-    this.buf.copyWithin(start + prefix, start, this.len);
-    writeVarint(this.buf, start, size);
-    this.len += prefix;
+    this.#reserve(prefix);
+    this.#buf.copyWithin(start + prefix, start, this.#len);
+    writeVarint(this.#buf, start, size);
+    this.#len += prefix;
     return this;
   }
 
   /** Writes `body` then inserts its length as a big-endian u16 (draft-14 SETUP framing). */
   sized16(body: (w: this) => void): this {
-    const start = this.len;
+    const start = this.#len;
     body(this);
-    const size = this.len - start;
+    const size = this.#len - start;
     if (size > 0xffff) throw encodeError("too_large", `message of ${size} bytes exceeds the u16 size field`);
-    this.reserve(2);
-    this.buf.copyWithin(start + 2, start, this.len);
-    this.buf[start] = size >>> 8;
-    this.buf[start + 1] = size & 0xff;
-    this.len += 2;
+    this.#reserve(2);
+    this.#buf.copyWithin(start + 2, start, this.#len);
+    this.#buf[start] = size >>> 8;
+    this.#buf[start + 1] = size & 0xff;
+    this.#len += 2;
     return this;
   }
 
   /** The bytes written, as a view of the internal buffer (valid until the next write). */
   view(): Uint8Array {
-    return this.buf.subarray(0, this.len);
+    return this.#buf.subarray(0, this.#len);
   }
 
   /** A copy of the bytes written, owned by the caller. */
   finish(): Uint8Array {
-    return this.buf.slice(0, this.len);
+    return this.#buf.slice(0, this.#len);
   }
 }
