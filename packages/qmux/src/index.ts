@@ -20,6 +20,7 @@
 import type { FramingKind, FramingOptions } from "./events.js";
 import { FramingSession } from "./session.js";
 import { REFERENCE_PARAMS } from "./transport-params.js";
+import { qmuxRecordStreamWire } from "./record-stream-wire.js";
 import { legacyMessageWire, qmuxMessageWire, qmuxStreamWire } from "./wire.js";
 
 export { concatBytes } from "./bytes.js";
@@ -42,7 +43,9 @@ export {
   QMUX_VERSIONS,
   TCP_MOQ_ALPNS,
   negotiateSubprotocol,
+  negotiateTlsAlpn,
   supportedSubprotocols,
+  tlsAlpns,
   type SubprotocolChoice,
 } from "./subprotocol.js";
 export { REFERENCE_PARAMS, type TransportParams } from "./transport-params.js";
@@ -50,9 +53,9 @@ export { REFERENCE_PARAMS, type TransportParams } from "./transport-params.js";
 /**
  * Creates the framing state machine for one connection. qmux-00 runs over
  * WebSocket messages (`carrier: "message"`, the default) or a byte stream
- * (`carrier: "stream"`, relay-to-relay TCP); qmux-01/02 and the legacy framing
- * only over WebSocket messages, so asking for them on a byte stream is a
- * programming error.
+ * (`carrier: "stream"`, relay-to-relay TCP); so do qmux-01/02 (records with a
+ * Size prefix on a byte stream). The legacy framing runs only over WebSocket
+ * messages, so asking for it on a byte stream is a programming error.
  */
 export function createFraming(kind: FramingKind, options: FramingOptions): FramingSession {
   const carrier = options.carrier ?? "message";
@@ -61,9 +64,8 @@ export function createFraming(kind: FramingKind, options: FramingOptions): Frami
       return new FramingSession(carrier === "stream" ? qmuxStreamWire() : qmuxMessageWire(options.maxMessageSize), options);
     case "qmux-01":
     case "qmux-02": {
-      // Records over a byte stream (a Size prefix per record) are not implemented: relay links dial qmux-00.
-      if (carrier === "stream") throw new RangeError(`${kind} runs over WebSocket messages only`);
       const records = options.params?.maxRecordSize ?? REFERENCE_PARAMS.maxRecordSize;
+      if (carrier === "stream") return new FramingSession(qmuxRecordStreamWire(kind, records), options);
       return new FramingSession(qmuxMessageWire(options.maxMessageSize ?? records, kind), options);
     }
     case "webtransport":

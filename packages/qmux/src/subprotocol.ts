@@ -73,3 +73,29 @@ function parseOffer(offered: string | Iterable<string> | undefined): Set<string>
   }
   return tokens;
 }
+
+/**
+ * The TLS ALPNs for qmux over TLS, preference order: per moq ALPN, `qmux-02.<alpn>` and
+ * `qmux-01.<alpn>` (the version pair, as in the WebSocket subprotocol), then the bare `<alpn>`,
+ * which means qmux-00 (what peers that predate qmux-01 over TCP offer and accept).
+ */
+export function tlsAlpns(moqAlpns: readonly string[] = TCP_MOQ_ALPNS): string[] {
+  return moqAlpns.flatMap((alpn) => [...QMUX_VERSIONS.filter((qmux) => qmux !== "qmux-00").map((qmux) => `${qmux}.${alpn}`), alpn]);
+}
+
+/** The qmux version and moq ALPN a TLS connection agreed by ALPN. */
+export interface TlsAlpnChoice {
+  readonly framing: QmuxVersion;
+  /** The moq ALPN; undefined = none agreed (agree it in the qmux parameters or in-band). */
+  readonly moqAlpn: string | undefined;
+}
+
+/**
+ * Reads the ALPN a TLS handshake agreed (see {@link tlsAlpns}): `qmux-0X.<alpn>` names both
+ * versions; a bare ALPN, or none (plain TCP, a TLS peer without ALPN), is qmux-00.
+ */
+export function negotiateTlsAlpn(alpn: string | false | null | undefined): TlsAlpnChoice {
+  if (typeof alpn !== "string" || alpn === "") return { framing: "qmux-00", moqAlpn: undefined };
+  const qmux = QMUX_VERSIONS.find((v) => alpn.startsWith(`${v}.`));
+  return qmux === undefined ? { framing: "qmux-00", moqAlpn: alpn } : { framing: qmux, moqAlpn: alpn.slice(qmux.length + 1) };
+}

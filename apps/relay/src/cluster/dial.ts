@@ -6,7 +6,7 @@ import { attachSession, type AttachContext, type AttachOptions } from "../connec
 import { bindStream, bindWebSocket, streamCarrier, webSocketCarrier } from "../connection/carriers.js";
 import type { LiteSession } from "../session/lite-session.js";
 import { versionMode } from "../session/version.js";
-import { createFraming, negotiateSubprotocol, supportedSubprotocols, TCP_MOQ_ALPNS } from "@handoff/qmux";
+import { createFraming, negotiateSubprotocol, negotiateTlsAlpn, supportedSubprotocols, TCP_MOQ_ALPNS, tlsAlpns } from "@handoff/qmux";
 import type { PeerAddress } from "./peer-url.js";
 
 /**
@@ -43,7 +43,7 @@ export class DialError extends Error {
 }
 
 /**
- * Dials a peer relay and runs a moq-lite session over the link (lite-04, qmux framing), as the
+ * Dials a peer relay and runs a moq-lite session over the link (lite-04+, qmux framing), as the
  * client end: every path is allowed both ways (the operator configured the peer), and routes
  * learnt from it carry the link cost.
  */
@@ -107,7 +107,8 @@ function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions)
     ? tlsConnect({
         host: address.host,
         port: address.port,
-        ALPNProtocols: [...LINK_ALPNS],
+        // qmux-02/01 first for each moq version; the bare ALPN (qmux-00) still links to older relays.
+        ALPNProtocols: tlsAlpns(LINK_ALPNS),
         // SNI takes a host name only.
         ...(isIP(address.host) === 0 ? { servername: address.host } : {}),
         ...(options.ca === undefined ? {} : { ca: options.ca }),
@@ -123,12 +124,13 @@ function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions)
   socket.once(address.secure ? "secureConnect" : "connect", () => {
     if (!result.claim()) return;
     socket.setNoDelay(true);
-    const framing = createFraming("qmux-00", { role: "client", carrier: "stream", autoConsume: true, params: { applicationProtocols: [...LINK_ALPNS] } });
-    // Over TLS the ALPN the peer chose fixes the version; plain TCP agrees it in the qmux parameters.
-    const alpn = address.secure ? (socket as Socket & { alpnProtocol?: string | false }).alpnProtocol : undefined;
+    // Over TLS the ALPN the peer chose fixes both versions; plain TCP runs qmux-00 and agrees the
+    // moq version in the qmux parameters.
+    const agreed = negotiateTlsAlpn(address.secure ? (socket as Socket & { alpnProtocol?: string | false }).alpnProtocol : undefined);
+    const framing = createFraming(agreed.framing, { role: "client", carrier: "stream", autoConsume: true, params: { applicationProtocols: [...LINK_ALPNS] } });
     const session = attachSession(ctx, streamCarrier(socket), {
       framing,
-      mode: typeof alpn === "string" ? (versionMode(alpn) ?? { kind: "transport" }) : { kind: "transport" },
+      mode: agreed.moqAlpn === undefined ? { kind: "transport" } : (versionMode(agreed.moqAlpn) ?? { kind: "transport" }),
       transport: "tcp",
       ...attachOptions(address, options, `${address.host}:${String(address.port)}`),
     });

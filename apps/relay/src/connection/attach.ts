@@ -137,7 +137,7 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
         finish(code, reason);
       },
       version: (version) => {
-        log.info({ version: liteVersionName(version) }, "moq-lite version agreed");
+        log.info({ version: liteVersionName(version), qmux: options.framing.version ?? "webtransport" }, "moq-lite version agreed");
       },
       goaway: (uri) => {
         log.info({ uri }, "peer sent GOAWAY: its routes drain");

@@ -15,7 +15,7 @@ import { ByteBudget } from "../origin/byte-budget.js";
 import { DEFAULT_SESSION_LIMITS, RelayCode } from "../session/limits.js";
 import type { LiteSession } from "../session/lite-session.js";
 import { versionMode } from "../session/version.js";
-import { createFraming, negotiateSubprotocol, TCP_MOQ_ALPNS } from "@handoff/qmux";
+import { createFraming, negotiateSubprotocol, negotiateTlsAlpn, TCP_MOQ_ALPNS, tlsAlpns } from "@handoff/qmux";
 import { adminHandler } from "./admin.js";
 import { attachSession, DEFAULT_CLOSE_GRACE_MS, type AttachContext } from "../connection/attach.js";
 import { bindStream, streamCarrier } from "../connection/carriers.js";
@@ -229,7 +229,9 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
     sockets.add(socket);
     // Small control frames (credit updates, announces) must not wait for Nagle's timer.
     socket.setNoDelay(true);
-    const framing = createFraming("qmux-00", {
+    // Over TLS the ALPN names the qmux version (qmux-0X.<moq>, or a bare moq ALPN for qmux-00).
+    const agreed = negotiateTlsAlpn(alpn);
+    const framing = createFraming(agreed.framing, {
       role: "server",
       carrier: "stream",
       autoConsume: true,
@@ -253,7 +255,7 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
     const session = attachSession(ctx, streamCarrier(socket), {
       framing,
       // Over TLS the ALPN fixes the version; plain TCP agrees it in the qmux parameters.
-      mode: typeof alpn === "string" ? (versionMode(alpn) ?? { kind: "transport" }) : { kind: "transport" },
+      mode: agreed.moqAlpn === undefined ? { kind: "transport" } : (versionMode(agreed.moqAlpn) ?? { kind: "transport" }),
       root: "",
       permissions,
       transport: "tcp",
@@ -274,7 +276,7 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
         ? createTcpServer((socket: Socket) => {
             guardedAccept(socket, undefined);
           })
-        : createTlsServer({ cert: tls.cert, key: tls.key, ALPNProtocols: [...TCP_MOQ_ALPNS] }, (socket: TLSSocket) => {
+        : createTlsServer({ cert: tls.cert, key: tls.key, ALPNProtocols: tlsAlpns() }, (socket: TLSSocket) => {
             guardedAccept(socket, socket.alpnProtocol);
           });
 
