@@ -8,6 +8,13 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 import { noCycle, typesAsValuesParser } from "./no-cycle.js";
 
+// Private state is ECMAScript `#private` everywhere, not TypeScript's `private` (one convention;
+// a private constructor stays allowed for classes built only by their static factory).
+const privateFields = [
+  { selector: "PropertyDefinition[accessibility='private']", message: "private state is a #field (not TypeScript's private)" },
+  { selector: "MethodDefinition[accessibility='private'][kind!='constructor']", message: "private methods are #methods (not TypeScript's private)" },
+];
+
 /**
  * Builds the project's flat config.
  * @param {string} tsconfigRootDir directory holding the tsconfig.json that covers the linted files
@@ -48,6 +55,8 @@ export function config(tsconfigRootDir) {
         "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
         "handoff/no-cycle": "error",
         "import-x/no-self-import": "error",
+        "@typescript-eslint/parameter-properties": ["error", { allow: ["readonly", "public", "public readonly", "protected", "protected readonly"] }],
+        "no-restricted-syntax": ["error", ...privateFields],
         eqeqeq: ["error", "always"],
       },
     },
@@ -73,6 +82,7 @@ export function config(tsconfigRootDir) {
         "no-restricted-imports": ["error", { patterns: [{ regex: "^node:", message: "cores are sans-I/O: no Node built-in modules (DESIGN.md)" }] }],
         "no-restricted-syntax": [
           "error",
+          ...privateFields,
           { selector: "MemberExpression[object.name='Date'][property.name='now']", message: "cores are sans-I/O: read time from the injected clock (DESIGN.md)" },
           { selector: "MemberExpression[object.name='performance'][property.name='now']", message: "cores are sans-I/O: read time from the injected clock (DESIGN.md)" },
           { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "cores are sans-I/O: read time from the injected clock (DESIGN.md)" },

@@ -15,14 +15,17 @@ export class AuthExchange {
   /** True after the server sent AUTH 0x18, until the client answers. */
   #awaitingClient = false;
 
+  readonly #outbox: Outbox;
+  readonly method: string | undefined;
+
   /**
    * @param outbox where AUTH packets go
    * @param method the CONNECT's Authentication Method, undefined when the client did not ask
    */
-  constructor(
-    private readonly outbox: Outbox,
-    readonly method: string | undefined,
-  ) {}
+  constructor(outbox: Outbox, method: string | undefined) {
+    this.#outbox = outbox;
+    this.method = method;
+  }
 
   /** Whether a re-authentication is under way. */
   get reauthenticating(): boolean {
@@ -72,7 +75,7 @@ export class AuthExchange {
   /** Sends AUTH; false when it cannot be sent (e.g. larger than the client accepts). */
   #sendAuth(reasonCode: number, data: Uint8Array | undefined): boolean {
     const method = this.method ?? "";
-    return this.outbox.send({
+    return this.#outbox.send({
       type: "auth",
       reasonCode,
       properties: data === undefined ? { authenticationMethod: method } : { authenticationMethod: method, authenticationData: data },

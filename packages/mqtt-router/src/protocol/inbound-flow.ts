@@ -21,16 +21,19 @@ export class InboundFlow {
   #qos1InFlight = 0;
   readonly #aliases: InboundTopicAliases;
 
+  readonly #outbox: Outbox;
+  readonly #version: ProtocolVersion;
+  readonly #limits: ServerLimits;
+
   /**
    * @param outbox where acknowledgements and effects go
    * @param version the connection's protocol version (3.1.1 has no Receive Maximum nor aliases)
    * @param limits the server limits in force
    */
-  constructor(
-    private readonly outbox: Outbox,
-    private readonly version: ProtocolVersion,
-    private readonly limits: ServerLimits,
-  ) {
+  constructor(outbox: Outbox, version: ProtocolVersion, limits: ServerLimits) {
+    this.#outbox = outbox;
+    this.#version = version;
+    this.#limits = limits;
     this.#aliases = new InboundTopicAliases(version === 5 ? limits.topicAliasMaximum : 0);
   }
 
@@ -57,44 +60,44 @@ export class InboundFlow {
     if (refused !== undefined) return refused;
     const resolved = this.#aliases.resolve(packet.topic, packet.properties.topicAlias);
     if (!resolved.ok) return resolved;
-    if (topicLevels(resolved.topic) > this.limits.maximumTopicLevels) {
-      return violation(ReasonCode.TopicNameInvalid, `topic deeper than ${this.limits.maximumTopicLevels} levels`);
+    if (topicLevels(resolved.topic) > this.#limits.maximumTopicLevels) {
+      return violation(ReasonCode.TopicNameInvalid, `topic deeper than ${this.#limits.maximumTopicLevels} levels`);
     }
     const { topicAlias: _alias, ...properties } = packet.properties;
     const base = { kind: "publish", topic: resolved.topic, retain: packet.retain, dup: packet.dup, payload: packet.payload, properties } as const;
     const id = packet.packetId;
     if (packet.qos === 0 || id === undefined) {
-      this.outbox.effect({ ...base, qos: 0 });
+      this.#outbox.effect({ ...base, qos: 0 });
       return undefined;
     }
     if (this.#awaitingApp.has(id)) return undefined;
     if (packet.qos === 2 && this.#awaitingPubrel.has(id)) {
-      this.outbox.send({ type: "pubrec", packetId: id, reasonCode: ReasonCode.Success, properties: {} });
+      this.#outbox.send({ type: "pubrec", packetId: id, reasonCode: ReasonCode.Success, properties: {} });
       return undefined;
     }
-    if (this.version === 5 && this.inFlight >= this.limits.receiveMaximum) {
-      return violation(ReasonCode.ReceiveMaximumExceeded, `more than ${this.limits.receiveMaximum} unacknowledged QoS 1/2 PUBLISHes`);
+    if (this.#version === 5 && this.inFlight >= this.#limits.receiveMaximum) {
+      return violation(ReasonCode.ReceiveMaximumExceeded, `more than ${this.#limits.receiveMaximum} unacknowledged QoS 1/2 PUBLISHes`);
     }
     this.#awaitingApp.set(id, packet.qos);
-    this.outbox.effect({ ...base, qos: packet.qos, packetId: id });
+    this.#outbox.effect({ ...base, qos: packet.qos, packetId: id });
     if (packet.qos === 1) {
       this.#qos1InFlight++;
     } else {
       this.#awaitingPubrel.add(id);
-      this.outbox.effect({ kind: "inbound-qos2-received", packetId: id });
+      this.#outbox.effect({ kind: "inbound-qos2-received", packetId: id });
     }
     return undefined;
   }
 
   #checkCapabilities(packet: PublishPacket): Violation | undefined {
-    if (this.version !== 5) return undefined;
+    if (this.#version !== 5) return undefined;
     if (packet.properties.subscriptionIdentifiers !== undefined) {
       return violation(ReasonCode.ProtocolError, "Subscription Identifier in a client PUBLISH"); // [MQTT-3.3.4-6]
     }
-    if (packet.qos > this.limits.maximumQoS) {
+    if (packet.qos > this.#limits.maximumQoS) {
       return violation(ReasonCode.QoSNotSupported, `QoS ${packet.qos} above the Maximum QoS`); // [MQTT-3.2.2-11]
     }
-    if (packet.retain && !this.limits.retainAvailable) {
+    if (packet.retain && !this.#limits.retainAvailable) {
       return violation(ReasonCode.RetainNotSupported, "retain is not available"); // [MQTT-3.2.2-14]
     }
     return undefined;
@@ -112,11 +115,11 @@ export class InboundFlow {
     const properties = reasonString === undefined ? {} : { reasonString };
     if (qos === 1) {
       this.#qos1InFlight--;
-      this.outbox.send({ type: "puback", packetId, reasonCode, properties });
+      this.#outbox.send({ type: "puback", packetId, reasonCode, properties });
       return true;
     }
     if (reasonCode >= 0x80) this.#release(packetId);
-    this.outbox.send({ type: "pubrec", packetId, reasonCode, properties });
+    this.#outbox.send({ type: "pubrec", packetId, reasonCode, properties });
     return true;
   }
 
@@ -129,16 +132,16 @@ export class InboundFlow {
       return violation(ReasonCode.ProtocolError, `PUBREL ${packetId} before PUBREC`);
     }
     if (!this.#awaitingPubrel.has(packetId)) {
-      this.outbox.send({ type: "pubcomp", packetId, reasonCode: ReasonCode.PacketIdentifierNotFound, properties: {} });
+      this.#outbox.send({ type: "pubcomp", packetId, reasonCode: ReasonCode.PacketIdentifierNotFound, properties: {} });
       return undefined;
     }
     this.#release(packetId);
-    this.outbox.send({ type: "pubcomp", packetId, reasonCode: ReasonCode.Success, properties: {} });
+    this.#outbox.send({ type: "pubcomp", packetId, reasonCode: ReasonCode.Success, properties: {} });
     return undefined;
   }
 
   #release(packetId: number): void {
     this.#awaitingPubrel.delete(packetId);
-    this.outbox.effect({ kind: "inbound-qos2-released", packetId });
+    this.#outbox.effect({ kind: "inbound-qos2-released", packetId });
   }
 }

@@ -73,16 +73,20 @@ type Awaiting = "puback" | "pubrec" | "pubcomp";
 export class OutboundFlow {
   readonly #inFlight = new Map<number, Awaiting>();
 
+  readonly #outbox: Outbox;
+  readonly #receiveMaximum: number;
+  readonly #aliases: OutboundTopicAliases | undefined;
+
   /**
    * @param outbox where packets and effects go
    * @param receiveMaximum the client's Receive Maximum (65535 when absent)
    * @param aliases outbound Topic Aliases, or undefined when not used on this connection
    */
-  constructor(
-    private readonly outbox: Outbox,
-    private readonly receiveMaximum: number,
-    private readonly aliases: OutboundTopicAliases | undefined,
-  ) {}
+  constructor(outbox: Outbox, receiveMaximum: number, aliases: OutboundTopicAliases | undefined) {
+    this.#outbox = outbox;
+    this.#receiveMaximum = receiveMaximum;
+    this.#aliases = aliases;
+  }
 
   /** QoS 1/2 flows not yet finished (each holds a send slot). */
   get inFlight(): number {
@@ -91,12 +95,12 @@ export class OutboundFlow {
 
   /** Send slots left: how many more QoS 1/2 PUBLISHes may be sent now. */
   get quota(): number {
-    return Math.max(0, this.receiveMaximum - this.#inFlight.size);
+    return Math.max(0, this.#receiveMaximum - this.#inFlight.size);
   }
 
   /** True when this connection applies outbound Topic Aliases (pre-encoded PUBLISHes then lose them). */
   get usesTopicAliases(): boolean {
-    return this.aliases !== undefined;
+    return this.#aliases !== undefined;
   }
 
   /**
@@ -110,22 +114,22 @@ export class OutboundFlow {
         return { status: "invalid", detail: "QoS > 0 needs a packet id in 1..65535" };
       }
       if (this.#inFlight.has(id)) return { status: "packet-id-in-use" };
-      if (this.#inFlight.size >= this.receiveMaximum) return { status: "quota-exhausted" };
+      if (this.#inFlight.size >= this.#receiveMaximum) return { status: "quota-exhausted" };
     }
     const prepared = message.encoded === undefined ? this.#encode(message) : this.#fromTemplate(message, message.encoded);
     if (!("bytes" in prepared)) return prepared;
     prepared.commit();
     if (id !== undefined && message.qos > 0) this.#inFlight.set(id, message.qos === 1 ? "puback" : "pubrec");
-    this.outbox.sendEncoded(prepared.packet, prepared.bytes);
+    this.#outbox.sendEncoded(prepared.packet, prepared.bytes);
     return { status: "sent" };
   }
 
   #encode(message: OutboundMessage): Prepared | Refusal {
-    const plan = this.aliases?.plan(message.topic);
+    const plan = this.#aliases?.plan(message.topic);
     const { topicAlias: _ignored, ...props } = message.properties ?? {};
     const properties: PublishProperties = plan?.alias === undefined ? props : { ...props, topicAlias: plan.alias };
     const packet = publishPacket(message, plan?.topic ?? message.topic, properties);
-    const encoded = this.outbox.encode(packet);
+    const encoded = this.#outbox.encode(packet);
     if (!encoded.ok) {
       return encoded.error.reasonCode === ReasonCode.PacketTooLarge
         ? { status: "too-large" }
@@ -136,7 +140,7 @@ export class OutboundFlow {
 
   #fromTemplate(message: OutboundMessage, template: PublishTemplate): Prepared | Refusal {
     if (template.qos !== message.qos) return { status: "invalid", detail: "template QoS differs from the message QoS" };
-    if (template.bytes.length > this.outbox.peer.maximumPacketSize) return { status: "too-large" };
+    if (template.bytes.length > this.#outbox.peer.maximumPacketSize) return { status: "too-large" };
     const { topicAlias: _ignored, ...properties } = message.properties ?? {};
     const packet = publishPacket(message, message.topic, properties);
     const bytes = packet.packetId === undefined ? template.bytes : template.withPacketId(packet.packetId, packet.dup);
@@ -149,14 +153,14 @@ export class OutboundFlow {
    */
   resendPubrel(packetId: number): void {
     this.#inFlight.set(packetId, "pubcomp");
-    this.outbox.send({ type: "pubrel", packetId, reasonCode: ReasonCode.Success, properties: {} });
+    this.#outbox.send({ type: "pubrel", packetId, reasonCode: ReasonCode.Success, properties: {} });
   }
 
   /** PUBACK: a QoS 1 flow is done. Unknown ids are ignored. */
   onPuback(packetId: number, reasonCode: number): void {
     if (this.#inFlight.get(packetId) !== "puback") return;
     this.#inFlight.delete(packetId);
-    this.outbox.effect({ kind: "delivery-acked", packetId, reasonCode });
+    this.#outbox.effect({ kind: "delivery-acked", packetId, reasonCode });
   }
 
   /**
@@ -166,27 +170,27 @@ export class OutboundFlow {
   onPubrec(packetId: number, reasonCode: number): void {
     const awaiting = this.#inFlight.get(packetId);
     if (awaiting === "pubcomp") {
-      this.outbox.send({ type: "pubrel", packetId, reasonCode: ReasonCode.Success, properties: {} });
+      this.#outbox.send({ type: "pubrel", packetId, reasonCode: ReasonCode.Success, properties: {} });
       return;
     }
     if (awaiting !== "pubrec") {
-      this.outbox.send({ type: "pubrel", packetId, reasonCode: ReasonCode.PacketIdentifierNotFound, properties: {} });
+      this.#outbox.send({ type: "pubrel", packetId, reasonCode: ReasonCode.PacketIdentifierNotFound, properties: {} });
       return;
     }
     if (reasonCode >= 0x80) {
       this.#inFlight.delete(packetId);
-      this.outbox.effect({ kind: "delivery-rejected", packetId, reasonCode });
+      this.#outbox.effect({ kind: "delivery-rejected", packetId, reasonCode });
       return;
     }
     this.#inFlight.set(packetId, "pubcomp");
-    this.outbox.effect({ kind: "delivery-received", packetId, reasonCode });
-    this.outbox.send({ type: "pubrel", packetId, reasonCode: ReasonCode.Success, properties: {} });
+    this.#outbox.effect({ kind: "delivery-received", packetId, reasonCode });
+    this.#outbox.send({ type: "pubrel", packetId, reasonCode: ReasonCode.Success, properties: {} });
   }
 
   /** PUBCOMP: a QoS 2 flow is done. Unknown ids are ignored. */
   onPubcomp(packetId: number, reasonCode: number): void {
     if (this.#inFlight.get(packetId) !== "pubcomp") return;
     this.#inFlight.delete(packetId);
-    this.outbox.effect({ kind: "delivery-completed", packetId, reasonCode });
+    this.#outbox.effect({ kind: "delivery-completed", packetId, reasonCode });
   }
 }

@@ -24,8 +24,12 @@ export class Outbox {
   /** The peer's format; the connection updates it when CONNECT arrives. */
   readonly peer: PeerFormat = { version: 4, maximumPacketSize: MAX_PACKET_SIZE, problemInformation: true };
 
+  readonly #reasonStrings: boolean;
+
   /** @param reasonStrings whether Reason Strings may be sent at all */
-  constructor(private readonly reasonStrings: boolean) {}
+  constructor(reasonStrings: boolean) {
+    this.#reasonStrings = reasonStrings;
+  }
 
   /** True once `close` was queued. */
   get closed(): boolean {
@@ -86,7 +90,7 @@ export class Outbox {
   #filterProblemInfo(packet: Packet): Packet {
     const keepsProblemInfo = packet.type === "connack" || packet.type === "disconnect" || packet.type === "publish";
     if (!keepsProblemInfo && !this.peer.problemInformation) return stripProblemInfo(packet); // [MQTT-3.1.2-29]
-    if (!this.reasonStrings) return stripProblemInfo(packet, true);
+    if (!this.#reasonStrings) return stripProblemInfo(packet, true);
     return packet;
   }
 }

@@ -19,16 +19,20 @@ export class SubscriptionRequests {
   readonly #subscribes = new Map<number, SubackSlots>();
   readonly #unsubscribes = new Map<number, number>();
 
+  readonly #outbox: Outbox;
+  readonly #version: ProtocolVersion;
+  readonly #limits: ServerLimits;
+
   /**
    * @param outbox where packets and effects go
    * @param version the connection's protocol version
    * @param limits the server capabilities in force
    */
-  constructor(
-    private readonly outbox: Outbox,
-    private readonly version: ProtocolVersion,
-    private readonly limits: ServerLimits,
-  ) {}
+  constructor(outbox: Outbox, version: ProtocolVersion, limits: ServerLimits) {
+    this.#outbox = outbox;
+    this.#version = version;
+    this.#limits = limits;
+  }
 
   /**
    * SUBSCRIBE. A Subscription Identifier the server does not support ends the connection (0xA1),
@@ -39,13 +43,13 @@ export class SubscriptionRequests {
    */
   onSubscribe(packet: SubscribePacket): Violation | undefined {
     const subId = packet.properties.subscriptionIdentifier;
-    if (subId !== undefined && !this.limits.subscriptionIdentifiersAvailable) {
+    if (subId !== undefined && !this.#limits.subscriptionIdentifiersAvailable) {
       return violation(ReasonCode.SubscriptionIdentifiersNotSupported, "Subscription Identifiers are not supported");
     }
-    const max = this.limits.maximumFiltersPerSubscribe;
+    const max = this.#limits.maximumFiltersPerSubscribe;
     if (packet.subscriptions.length > max) return violation(ReasonCode.QuotaExceeded, `more than ${max} topic filters in one SUBSCRIBE`);
-    const deep = packet.subscriptions.find((s) => topicLevels(s.topicFilter, this.version) > this.limits.maximumTopicLevels);
-    if (deep !== undefined) return violation(ReasonCode.TopicFilterInvalid, `topic filter deeper than ${this.limits.maximumTopicLevels} levels`);
+    const deep = packet.subscriptions.find((s) => topicLevels(s.topicFilter, this.#version) > this.#limits.maximumTopicLevels);
+    if (deep !== undefined) return violation(ReasonCode.TopicFilterInvalid, `topic filter deeper than ${this.#limits.maximumTopicLevels} levels`);
     if (this.#subscribes.has(packet.packetId)) {
       this.#sendSuback(packet.packetId, packet.subscriptions.map(() => ReasonCode.PacketIdentifierInUse));
       return undefined;
@@ -70,7 +74,7 @@ export class SubscriptionRequests {
       return undefined;
     }
     this.#subscribes.set(packet.packetId, slots);
-    this.outbox.effect({
+    this.#outbox.effect({
       kind: "subscribe",
       packetId: packet.packetId,
       subscriptions: forwarded,
@@ -97,7 +101,7 @@ export class SubscriptionRequests {
   /** UNSUBSCRIBE: handed to the app. */
   onUnsubscribe(packet: UnsubscribePacket): void {
     this.#unsubscribes.set(packet.packetId, packet.topicFilters.length);
-    this.outbox.effect({
+    this.#outbox.effect({
       kind: "unsubscribe",
       packetId: packet.packetId,
       topicFilters: packet.topicFilters,
@@ -111,25 +115,25 @@ export class SubscriptionRequests {
    */
   unsubscribed(packetId: number, reasonCodes: readonly number[]): boolean {
     const count = this.#unsubscribes.get(packetId);
-    if (count === undefined || (this.version === 5 && reasonCodes.length !== count)) return false;
+    if (count === undefined || (this.#version === 5 && reasonCodes.length !== count)) return false;
     this.#unsubscribes.delete(packetId);
-    this.outbox.send({ type: "unsuback", packetId, reasonCodes: this.version === 5 ? reasonCodes : [], properties: {} });
+    this.#outbox.send({ type: "unsuback", packetId, reasonCodes: this.#version === 5 ? reasonCodes : [], properties: {} });
     return true;
   }
 
   #refusal(s: Subscription): number | undefined {
     // `$share/` has no meaning in 3.1.1: there it is an ordinary filter.
-    const shared = this.version === 5 ? parseSharedFilter(s.topicFilter) : undefined;
-    if (shared && !this.limits.sharedSubscriptionAvailable) return ReasonCode.SharedSubscriptionsNotSupported;
+    const shared = this.#version === 5 ? parseSharedFilter(s.topicFilter) : undefined;
+    if (shared && !this.#limits.sharedSubscriptionAvailable) return ReasonCode.SharedSubscriptionsNotSupported;
     const filter = shared ? shared.filter : s.topicFilter;
-    if (!this.limits.wildcardSubscriptionAvailable && (filter.includes("+") || filter.includes("#"))) {
+    if (!this.#limits.wildcardSubscriptionAvailable && (filter.includes("+") || filter.includes("#"))) {
       return ReasonCode.WildcardSubscriptionsNotSupported;
     }
     return undefined;
   }
 
   #sendSuback(packetId: number, codes: readonly number[]): void {
-    const reasonCodes = this.version === 5 ? codes : codes.map((c) => (c <= 2 ? c : 0x80));
-    this.outbox.send({ type: "suback", packetId, reasonCodes, properties: {} });
+    const reasonCodes = this.#version === 5 ? codes : codes.map((c) => (c <= 2 ? c : 0x80));
+    this.#outbox.send({ type: "suback", packetId, reasonCodes, properties: {} });
   }
 }

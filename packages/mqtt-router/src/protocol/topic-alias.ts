@@ -10,8 +10,12 @@ export type AliasResolution =
 export class InboundTopicAliases {
   readonly #topics = new Map<number, string>();
 
+  readonly #maximum: number;
+
   /** @param maximum the Topic Alias Maximum the server announced (0: aliases not allowed) */
-  constructor(private readonly maximum: number) {}
+  constructor(maximum: number) {
+    this.#maximum = maximum;
+  }
 
   /**
    * Resolves a PUBLISH topic: a non-empty topic with an alias (re)binds the alias, an empty topic
@@ -20,8 +24,8 @@ export class InboundTopicAliases {
    */
   resolve(topic: string, alias: number | undefined): AliasResolution {
     if (alias === undefined) return { ok: true, topic };
-    if (alias < 1 || alias > this.maximum) {
-      return { ok: false, reasonCode: 0x94, detail: `topic alias ${alias} outside 1..${this.maximum}` };
+    if (alias < 1 || alias > this.#maximum) {
+      return { ok: false, reasonCode: 0x94, detail: `topic alias ${alias} outside 1..${this.#maximum}` };
     }
     if (topic.length > 0) {
       this.#topics.set(alias, topic);
@@ -52,8 +56,12 @@ export class OutboundTopicAliases {
   /** Topic → alias, least recently sent first (a Map keeps insertion order). */
   readonly #aliases = new Map<string, number>();
 
+  readonly #maximum: number;
+
   /** @param maximum the client's Topic Alias Maximum (0: the client accepts none) */
-  constructor(private readonly maximum: number) {}
+  constructor(maximum: number) {
+    this.#maximum = maximum;
+  }
 
   /**
    * Plans the topic of a PUBLISH: a known topic goes out as alias only; a new topic gets the next
@@ -76,8 +84,8 @@ export class OutboundTopicAliases {
         },
       };
     }
-    if (this.maximum === 0) return { topic, commit: noop };
-    if (aliases.size < this.maximum) {
+    if (this.#maximum === 0) return { topic, commit: noop };
+    if (aliases.size < this.#maximum) {
       const next = aliases.size + 1;
       return {
         topic,
