@@ -1,8 +1,8 @@
-import { concatBytes } from "./bytes.js";
 import { ByteReader } from "./byte-reader.js";
 import { FramingError, TransportError } from "./errors.js";
 import type { QmuxVersion } from "./events.js";
 import type { Frame } from "./frame.js";
+import { HeldChunks } from "./held-chunks.js";
 import { decodeQmuxFrame, encodeQmuxFrame } from "./qmux-codec.js";
 import { peekVarint, varintLength, varintSize, writeVarint, VARINT_SHORT } from "./varint.js";
 import type { Wire } from "./wire.js";
@@ -15,9 +15,7 @@ import type { Wire } from "./wire.js";
  * is complete, so a peer trickling bytes costs no re-parsing.
  */
 export function qmuxRecordStreamWire(version: Exclude<QmuxVersion, "qmux-00">, maxRecordSize: number): Wire {
-  let held: Uint8Array[] = [];
-  let heldBytes = 0;
-  let needed = 0;
+  const held = new HeldChunks();
   return {
     flowControl: true,
     version,
@@ -28,15 +26,8 @@ export function qmuxRecordStreamWire(version: Exclude<QmuxVersion, "qmux-00">, m
       return out;
     },
     push(chunk) {
-      if (heldBytes > 0) {
-        held.push(chunk);
-        heldBytes += chunk.length;
-        if (heldBytes < needed) return { frames: [], error: undefined };
-      }
-      const bytes = heldBytes > 0 ? concatBytes(held, heldBytes) : chunk;
-      held = [];
-      heldBytes = 0;
-      needed = 0;
+      const bytes = held.take(chunk);
+      if (bytes === undefined) return { frames: [], error: undefined };
       const frames: Frame[] = [];
       let pos = 0;
       while (pos < bytes.length) {
@@ -46,10 +37,7 @@ export function qmuxRecordStreamWire(version: Exclude<QmuxVersion, "qmux-00">, m
         }
         const start = size === VARINT_SHORT ? pos : pos + varintLength(bytes[pos] ?? 0);
         if (size === VARINT_SHORT || bytes.length - start < size) {
-          // Copy: the partial record must not pin the caller's (possibly large) chunk.
-          held = [bytes.slice(pos)];
-          heldBytes = bytes.length - pos;
-          needed = size === VARINT_SHORT ? 0 : start - pos + size;
+          held.hold(bytes, pos, size === VARINT_SHORT ? 0 : start - pos + size);
           return { frames, error: undefined };
         }
         const reader = new ByteReader(bytes, start, start + size);

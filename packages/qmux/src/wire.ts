@@ -1,10 +1,10 @@
-import { concatBytes } from "./bytes.js";
 import { FramingError, TransportError } from "./errors.js";
 import type { QmuxVersion } from "./events.js";
 import { MAX_FRAME_SIZE, type Frame } from "./frame.js";
 import { decodeLegacyMessage, encodeLegacyFrame } from "./legacy-codec.js";
 import { decodeQmuxFrame, encodeQmuxFrame, frameSizeHint } from "./qmux-codec.js";
 import { ByteReader } from "./byte-reader.js";
+import { HeldChunks } from "./held-chunks.js";
 
 /** Frames decoded from one `push`, and the violation that stopped decoding, if any. */
 export interface Deframed {
@@ -67,23 +67,14 @@ export function qmuxMessageWire(maxMessageSize = MAX_FRAME_SIZE, version: QmuxVe
  * peer trickling bytes costs no re-parsing.
  */
 export function qmuxStreamWire(): Wire {
-  let held: Uint8Array[] = [];
-  let heldBytes = 0;
-  let needed = 0;
+  const held = new HeldChunks();
   return {
     flowControl: true,
     version: "qmux-00",
     encode: encodeQmuxFrame,
     push(chunk) {
-      if (heldBytes > 0) {
-        held.push(chunk);
-        heldBytes += chunk.length;
-        if (heldBytes < needed) return { frames: [], error: undefined };
-      }
-      const bytes = heldBytes > 0 ? concatBytes(held, heldBytes) : chunk;
-      held = [];
-      heldBytes = 0;
-      needed = 0;
+      const bytes = held.take(chunk);
+      if (bytes === undefined) return { frames: [], error: undefined };
       const frames: Frame[] = [];
       const reader = new ByteReader(bytes, 0, bytes.length);
       while (reader.pos < bytes.length) {
@@ -92,10 +83,7 @@ export function qmuxStreamWire(): Wire {
         if (result === "short") {
           const size = frameSizeHint(new ByteReader(bytes, start, bytes.length));
           if ((size ?? 0) > MAX_FRAME_SIZE || bytes.length - start >= MAX_FRAME_SIZE) return { frames, error: tooLarge() };
-          // Copy: the partial frame must not pin the caller's (possibly large) chunk.
-          held = [bytes.slice(start)];
-          heldBytes = bytes.length - start;
-          needed = size ?? 0;
+          held.hold(bytes, start, size ?? 0);
           return { frames, error: undefined };
         }
         if (result instanceof FramingError) return { frames, error: result };
