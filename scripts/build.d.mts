@@ -6,3 +6,5 @@ export declare const packages: readonly ["seqlog", "mqtt-router", "qmux", "moq-r
 export declare function buildApps(): Promise<boolean>;
 /** Builds every published package (ESM + .d.ts); resolves to true when all succeeded. */
 export declare function buildPackages(): Promise<boolean>;
+/** True when the app's dist/main.js is missing or older than anything its build reads. */
+export declare function appIsStale(app: (typeof apps)[number]): boolean;

@@ -2,7 +2,10 @@
 // the published packages into theirs (with declarations; slower). `node scripts/build.mjs` builds
 // the apps: run by `pnpm install` (the root `prepare` script), so the apps' bins work after an
 // install, and by `scripts/start.mjs` before every start, so a start never runs stale code.
+// `node scripts/build.mjs --if-stale <app>` (an app's `start` script) builds that app only when a
+// source it bundles is newer than its dist/main.js.
 import { spawn } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
@@ -40,8 +43,45 @@ export function buildPackages() {
   return tsupIn(packages.map((name) => `packages/${name}`));
 }
 
+/** The newest modification time (ms) of the files under a path; 0 when it does not exist. */
+function newest(path) {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    return 0;
+  }
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) {
+    if (entry === "node_modules" || entry === "dist") continue;
+    latest = Math.max(latest, newest(`${path}/${entry}`));
+  }
+  return latest;
+}
+
+/** True when the app's dist/main.js is missing or older than anything its build reads. */
+export function appIsStale(app) {
+  const built = newest(`${root}apps/${app}/dist/main.js`);
+  if (built === 0) return true;
+  const own = ["src", "demo", "package.json", "tsup.config.ts"].map((name) => `${root}apps/${app}/${name}`);
+  const inputs = [...own, ...[...packages, "app-kit"].map((name) => `${root}packages/${name}/src`), `${root}packages/app-kit/tsup-app.js`];
+  return inputs.some((input) => newest(input) > built);
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (!(await buildApps())) {
+  const staleOnly = process.argv[2] === "--if-stale";
+  const app = process.argv[3];
+  if (staleOnly) {
+    if (!apps.includes(app)) {
+      process.stderr.write(`build: --if-stale takes one of ${apps.join(", ")}\n`);
+      process.exit(2);
+    }
+    if (appIsStale(app) && !(await tsupIn([`apps/${app}`]))) {
+      process.stderr.write(`build: the ${app} build failed (see above)\n`);
+      process.exit(1);
+    }
+  } else if (!(await buildApps())) {
     process.stderr.write("build: the build failed (see above)\n");
     process.exit(1);
   }
