@@ -8,7 +8,7 @@ import * as Moq from "@moq/lite";
 import WebSocket from "ws";
 import { connect } from "../src/e2e/harness.test-helpers.js";
 import { connectNet } from "../src/e2e/net-harness.test-helpers.js";
-import { minimalSubscriber } from "./minimal-subscriber.js";
+import { rawSubscriber } from "../src/e2e/raw-subscriber.test-helpers.js";
 import { record, type Histogram } from "./stats.js";
 
 /** A subscriber implementation, by the name the bench prints. */
@@ -55,9 +55,10 @@ export async function subscribe(kind: SubscriberKind, port: number, onFrame: (p:
     case "minimal lite-04":
     case "minimal lite-05":
     case "minimal lite-06": {
-      const ws = await minimalSubscriber(port, kind === "minimal lite-04" ? "lite-04" : kind === "minimal lite-05" ? "lite-05" : "lite-06", TARGET, onFrame, onReset);
+      const at = kind === "minimal lite-04" ? "lite-04" : kind === "minimal lite-05" ? "lite-05" : "lite-06";
+      const subscriber = await rawSubscriber(port, { ...TARGET, at, onFrame, onReset });
       return () => {
-        ws.terminate();
+        subscriber.close();
       };
     }
     case "@moq/lite lite-04": {

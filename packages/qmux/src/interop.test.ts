@@ -4,6 +4,7 @@ import { realpathSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { installWithResolvers } from "@handoff/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
 import type { FramingEvent } from "./events.js";
@@ -74,22 +75,13 @@ let server: WebSocketServer;
 let port = 0;
 let forceLegacy = false;
 const conns: ServerConn[] = [];
-const saved = { WebSocket: Reflect.get(globalThis, "WebSocket") as unknown, withResolvers: Reflect.get(Promise, "withResolvers") as unknown };
+const saved = { WebSocket: Reflect.get(globalThis, "WebSocket") as unknown };
+let uninstallWithResolvers = (): void => undefined;
 
 beforeAll(async () => {
   // Node 20 has neither a global WebSocket nor Promise.withResolvers; @moq/qmux needs both.
   Reflect.set(globalThis, "WebSocket", WebSocket);
-  if (saved.withResolvers === undefined) {
-    Reflect.set(Promise, "withResolvers", <T>() => {
-      let resolve: (v: T) => void = () => undefined;
-      let reject: (e: unknown) => void = () => undefined;
-      const promise = new Promise<T>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      return { promise, resolve, reject };
-    });
-  }
+  uninstallWithResolvers = installWithResolvers();
   Qmux = await loadQmux();
   server = new WebSocketServer({
     host: "127.0.0.1",
@@ -147,7 +139,7 @@ afterAll(async () => {
   for (const client of server.clients) client.terminate();
   await new Promise<void>((resolve) => { server.close(() => { resolve(); }); });
   Reflect.set(globalThis, "WebSocket", saved.WebSocket);
-  if (saved.withResolvers === undefined) Reflect.deleteProperty(Promise, "withResolvers");
+  uninstallWithResolvers();
 });
 
 function payload(n: number): Uint8Array {

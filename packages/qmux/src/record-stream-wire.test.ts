@@ -1,12 +1,13 @@
+import { concat } from "@handoff/test-kit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TransportError } from "./errors.js";
-import type { Frame } from "./frame.js";
 import { createFraming } from "./index.js";
 import { qmuxRecordStreamWire } from "./record-stream-wire.js";
 import { negotiateTlsAlpn, tlsAlpns } from "./subprotocol.js";
 import { qmuxFrameArb } from "./testing/frame-arbitrary.js";
 import { pump, streamBytes } from "./testing/test-support.js";
+import { pushInPieces } from "./wire.test-helpers.js";
 
 describe("qmux-01/02 records over a byte stream", () => {
   it("yields the frames it encoded however the bytes are split", () => {
@@ -14,18 +15,7 @@ describe("qmux-01/02 records over a byte stream", () => {
       fc.property(fc.array(qmuxFrameArb, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 10 }), (frames, cuts) => {
         const sender = qmuxRecordStreamWire("qmux-01", 1 << 20);
         const parts = frames.map((f) => sender.encode(f)).filter((b): b is Uint8Array => b !== undefined);
-        const bytes = Uint8Array.from(Buffer.concat(parts));
-        const points = [...new Set(cuts.map((c) => (bytes.length === 0 ? 0 : c % bytes.length)))].sort((a, b) => a - b);
-        const wire = qmuxRecordStreamWire("qmux-01", 1 << 20);
-        const out: Frame[] = [];
-        let from = 0;
-        for (const at of [...points, bytes.length]) {
-          const { frames: got, error } = wire.push(bytes.slice(from, at));
-          expect(error).toBeUndefined();
-          out.push(...got);
-          from = at;
-        }
-        expect(out).toEqual(frames);
+        expect(pushInPieces(qmuxRecordStreamWire("qmux-01", 1 << 20), concat(parts), cuts)).toEqual(frames);
       }),
       { numRuns: 300 },
     );

@@ -1,12 +1,9 @@
+import { hex } from "@handoff/test-kit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FramingError, TransportError } from "./errors.js";
 import { transportParamsArb } from "./testing/frame-arbitrary.js";
 import { decodeTransportParams, EMPTY_PARAMS, encodeTransportParams, REFERENCE_PARAMS } from "./transport-params.js";
-
-function hex(s: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(s.replace(/\s/g, ""), "hex"));
-}
 
 function codeOf(result: unknown): number | undefined {
   return result instanceof FramingError ? result.code : undefined;

@@ -1,3 +1,4 @@
+import { concat } from "@handoff/test-kit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TransportError } from "./errors.js";
@@ -5,27 +6,13 @@ import { qmuxFrameArb } from "./testing/frame-arbitrary.js";
 import { MAX_FRAME_SIZE, type Frame } from "./frame.js";
 import { encodeQmuxFrame } from "./qmux-codec.js";
 import { legacyMessageWire, qmuxMessageWire, qmuxStreamWire } from "./wire.js";
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  return Uint8Array.from(Buffer.concat(parts));
-}
+import { pushInPieces } from "./wire.test-helpers.js";
 
 describe("qmux-00 over a byte stream", () => {
   it("yields the same frames however the bytes are split", () => {
     fc.assert(
       fc.property(fc.array(qmuxFrameArb, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 10 }), (frames, cuts) => {
-        const bytes = concat(frames.map(encodeQmuxFrame));
-        const points = [...new Set(cuts.map((c) => (bytes.length === 0 ? 0 : c % bytes.length)))].sort((a, b) => a - b);
-        const wire = qmuxStreamWire();
-        const out: Frame[] = [];
-        let from = 0;
-        for (const at of [...points, bytes.length]) {
-          const { frames: got, error } = wire.push(bytes.slice(from, at));
-          expect(error).toBeUndefined();
-          out.push(...got);
-          from = at;
-        }
-        expect(out).toEqual(frames);
+        expect(pushInPieces(qmuxStreamWire(), concat(frames.map(encodeQmuxFrame)), cuts)).toEqual(frames);
       }),
       { numRuns: 300 },
     );

@@ -4,6 +4,7 @@
 // answer 500; afterwards /health is fine and a bystander MQTT.js client completes a round trip.
 import { connect as tcpConnect } from "node:net";
 import { encodePacket, type Packet, type ProtocolVersion } from "@handoff/mqtt-router";
+import { concat, mutated } from "@handoff/test-kit";
 import fc from "fast-check";
 import { WebSocket } from "ws";
 import { describe, expect, it } from "vitest";
@@ -24,16 +25,6 @@ function encoded(packet: Packet, version: ProtocolVersion): Uint8Array {
   return r.bytes;
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /** Fixed headers that announce what never comes, or cannot be: huge, malformed, reserved. */
 const hostileHeaders: readonly Uint8Array[] = [
   Uint8Array.of(0x30, 0xff, 0xff, 0xff, 0x7f), // PUBLISH announcing 256 MiB
@@ -52,22 +43,9 @@ function validPiece(version: ProtocolVersion): fc.Arbitrary<Uint8Array> {
 /** Anything: valid, mutated, truncated, random bytes, or a hostile fixed header. */
 function anyPiece(version: ProtocolVersion): fc.Arbitrary<Uint8Array> {
   const valid = validPiece(version);
-  const edit = fc.tuple(fc.constantFrom("set", "insert", "delete"), fc.nat(), fc.integer({ min: 0, max: 255 }));
   return fc.oneof(
     { weight: 3, arbitrary: valid },
-    {
-      weight: 3,
-      arbitrary: fc.tuple(valid, fc.array(edit, { minLength: 1, maxLength: 4 })).map(([bytes, edits]) => {
-        const out = [...bytes];
-        for (const [op, at, b] of edits) {
-          const i = out.length === 0 ? 0 : at % out.length;
-          if (op === "set") out[i] = b;
-          else if (op === "insert") out.splice(i, 0, b);
-          else out.splice(i, 1);
-        }
-        return Uint8Array.from(out);
-      }),
-    },
+    { weight: 3, arbitrary: mutated(valid) },
     { weight: 1, arbitrary: fc.tuple(valid, fc.nat()).map(([bytes, cut]) => bytes.subarray(0, cut % Math.max(1, bytes.length))) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 48 }) },
     { weight: 1, arbitrary: fc.constantFrom(...hostileHeaders) },

@@ -2,7 +2,7 @@
 // turn, what waits uncommitted is bounded, and the store says so until a commit succeeds again.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SqliteStore } from "./sqlite-store.js";
-import { message, newRouter, online, sub, useTempDir } from "./test-helpers.js";
+import { message, newRouter, online, sub, useTempDir } from "./store.test-helpers.js";
 
 const dir = useTempDir();
 

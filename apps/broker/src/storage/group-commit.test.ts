@@ -3,7 +3,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { StoreError } from "./errors.js";
 import { SqliteStore, type CommitInfo } from "./sqlite-store.js";
-import { countRows, message, newRouter, online, sub, useTempDir } from "./test-helpers.js";
+import { countRows, message, newRouter, online, sub, useTempDir } from "./store.test-helpers.js";
 
 const dir = useTempDir();
 

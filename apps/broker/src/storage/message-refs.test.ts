@@ -1,7 +1,7 @@
 // Message rows shared by object identity, with reference counts.
 import { describe, expect, it } from "vitest";
 import { MessageRefs } from "./message-refs.js";
-import { message } from "./test-helpers.js";
+import { message } from "./store.test-helpers.js";
 
 describe("MessageRefs", () => {
   it("gives the same object the same id and asks for one write", () => {

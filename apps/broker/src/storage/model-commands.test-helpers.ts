@@ -4,7 +4,7 @@
 import { SESSION_NEVER_EXPIRES, type QoS, type Router } from "@handoff/mqtt-router";
 import type { ManualClock } from "@handoff/seqlog";
 import fc from "fast-check";
-import { message, recordingSink, type referenceStore } from "./test-helpers.js";
+import { message, recordingSink, type referenceStore } from "./store.test-helpers.js";
 
 const clients = ["a", "b", "c"] as const;
 const topics = ["t/1", "t/2", "u"] as const;

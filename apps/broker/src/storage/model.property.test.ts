@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { command, drive, type World } from "./model-commands.test-helpers.js";
 import { DEFAULT_FILE_NAME } from "./open.js";
 import { SqliteStore } from "./sqlite-store.js";
-import { newRouter, normalize, referenceStore, tee, useTempDir } from "./test-helpers.js";
+import { newRouter, normalize, referenceStore, tee, useTempDir } from "./store.test-helpers.js";
 
 const dir = useTempDir();
 

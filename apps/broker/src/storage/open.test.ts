@@ -8,7 +8,7 @@ import { StoreOpenError } from "./errors.js";
 import { DEFAULT_FILE_NAME } from "./open.js";
 import { SCHEMA_VERSION } from "./schema.js";
 import { SqliteStore } from "./sqlite-store.js";
-import { message, newRouter, online, sub, useTempDir } from "./test-helpers.js";
+import { message, newRouter, online, sub, useTempDir } from "./store.test-helpers.js";
 
 const dir = useTempDir();
 const file = (): string => join(dir.path, DEFAULT_FILE_NAME);

@@ -2,7 +2,7 @@
 import type { Delivery } from "@handoff/mqtt-router";
 import { describe, expect, it } from "vitest";
 import { PendingChanges } from "./pending.js";
-import { message } from "./test-helpers.js";
+import { message } from "./store.test-helpers.js";
 
 const delivery: Delivery = { message: message("t", "x"), qos: 1, retain: false, subscriptionIds: [] };
 

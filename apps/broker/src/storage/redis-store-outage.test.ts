@@ -5,7 +5,7 @@ import { ClusterKeys } from "../cluster/keys.js";
 import { hasRedis, useRedis } from "../cluster/redis.test-helpers.js";
 import { StoreError } from "./errors.js";
 import { RedisStore } from "./redis-store.js";
-import { message, newRouter, online, sub } from "./test-helpers.js";
+import { message, newRouter, online, sub } from "./store.test-helpers.js";
 
 const redis = useRedis({ appendfsync: "always" });
 const keys = new ClusterKeys("o:");

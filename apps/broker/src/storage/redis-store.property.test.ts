@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { hasRedis, useRedis } from "../cluster/redis.test-helpers.js";
 import { command, drive, type World } from "./model-commands.test-helpers.js";
 import { RedisStore } from "./redis-store.js";
-import { newRouter, normalize, referenceStore, tee } from "./test-helpers.js";
+import { newRouter, normalize, referenceStore, tee } from "./store.test-helpers.js";
 
 const redis = useRedis();
 

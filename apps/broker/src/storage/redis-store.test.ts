@@ -6,7 +6,7 @@ import { hasRedis, useRedis } from "../cluster/redis.test-helpers.js";
 import { StoreOpenError } from "./errors.js";
 import { loadRedisSnapshot } from "./redis-load.js";
 import { RedisStore, type RedisStoreOptions } from "./redis-store.js";
-import { message, newRouter, online, sub } from "./test-helpers.js";
+import { message, newRouter, online, sub } from "./store.test-helpers.js";
 
 const redis = useRedis();
 const keys = new ClusterKeys("s:");

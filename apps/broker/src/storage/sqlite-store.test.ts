@@ -1,7 +1,7 @@
 // The durable store through a restart: a real Router writes, a new Router restores from the file.
 import { describe, expect, it } from "vitest";
 import { SqliteStore } from "./sqlite-store.js";
-import { countRows, message, newRouter, online, recordingSink, sub, useTempDir } from "./test-helpers.js";
+import { countRows, message, newRouter, online, recordingSink, sub, useTempDir } from "./store.test-helpers.js";
 
 const dir = useTempDir();
 const open = (): SqliteStore => SqliteStore.open({ dataDir: dir.path });

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import { installWithResolvers } from "@handoff/test-kit";
 import * as Moq from "@moq/lite";
 import { pino } from "pino";
 import { afterEach, beforeAll, vi } from "vitest";
@@ -11,16 +12,7 @@ import { startRelay, type Relay, type RelayOptions } from "../server/relay.js";
 export function installPolyfills(): void {
   const g = globalThis as { WebSocket?: unknown };
   g.WebSocket ??= WebSocket;
-  const P = Promise as unknown as { withResolvers?: unknown };
-  P.withResolvers ??= function withResolvers<T>() {
-    let resolve!: (value: T) => void;
-    let reject!: (reason: unknown) => void;
-    const promise = new Promise<T>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    return { promise, resolve, reject };
-  };
+  installWithResolvers();
   const S = Set.prototype as unknown as { difference?: unknown };
   S.difference ??= function difference<T>(this: Set<T>, other: Set<T>): Set<T> {
     const out = new Set<T>();

@@ -4,6 +4,7 @@
 // import without extensions, so the modules are loaded by file path and typed here.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { writtenBytes } from "./js-writer.test-helpers.js";
 import { encodeMessage } from "./messages.js";
 import { decodeStream } from "./stream-reader.js";
 import { path } from "./testing/arbitraries.js";
@@ -44,25 +45,8 @@ const JsTrack = await load<JsTrackModule>("lite/track.js");
 const { from: jsPath } = await load<{ from: (p: string) => string }>("path.js");
 const { Version } = await load<{ Version: { DRAFT_05: number; DRAFT_06: number } }>("lite/version.js");
 
-async function jsBytes(write: Write): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  const writer = new Writer(
-    new WritableStream<Uint8Array>({
-      write(chunk) {
-        parts.push(chunk.slice());
-      },
-    }),
-  );
-  await write(writer);
-  writer.close();
-  await writer.closed;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+function jsBytes(write: Write): Promise<Uint8Array> {
+  return writtenBytes((stream) => new Writer(stream), write);
 }
 
 const u53 = fc.oneof(fc.nat(100), fc.nat(1 << 20), fc.maxSafeNat());

@@ -2,6 +2,7 @@
 // onto its Writer over an in-memory WritableStream) must equal ours, for random messages of
 // lite-01..04 (it does not speak lite-05). Its internals are not in the package's exports map,
 // so they are imported by file path.
+import { installWithResolvers } from "@handoff/test-kit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as JsAnnounce from "../../node_modules/@moq/lite/lite/announce.js";
@@ -17,6 +18,7 @@ import * as JsSetup from "../../node_modules/@moq/lite/ietf/setup.js";
 import { Version as JsIetfVersion } from "../../node_modules/@moq/lite/ietf/version.js";
 import * as JsPath from "../../node_modules/@moq/lite/path.js";
 import { Reader, Writer } from "../../node_modules/@moq/lite/stream.js";
+import { writtenBytes } from "./js-writer.test-helpers.js";
 import { encodeMessage } from "./messages.js";
 import { LiteStreamWriter } from "./stream-writer.js";
 import { decodeStream } from "./stream-reader.js";
@@ -26,37 +28,10 @@ import { LITE_01, LITE_02, LITE_03, LITE_04, hasExcludeHop, hasGoaway, hasProbeR
 
 // @moq/lite's connection code needs these on Node 20; the codec files do not, but a future
 // import of its connection module would, so install them once here.
-const P = Promise as unknown as { withResolvers?: unknown };
-P.withResolvers ??= function withResolvers<T>() {
-  let resolve: (v: T) => void = () => undefined;
-  let reject: (e: unknown) => void = () => undefined;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-};
+installWithResolvers();
 
-async function jsBytes(write: (w: Writer) => Promise<void>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  const writer = new Writer(
-    new WritableStream<Uint8Array>({
-      write(chunk) {
-        // The Writer reuses a scratch buffer for varints, so keep a copy.
-        parts.push(chunk.slice());
-      },
-    }),
-  );
-  await write(writer);
-  writer.close();
-  await writer.closed;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+function jsBytes(write: (w: Writer) => Promise<void>): Promise<Uint8Array> {
+  return writtenBytes((stream) => new Writer(stream), write);
 }
 
 const ORACLE_VERSIONS = [LITE_01, LITE_02, LITE_03, LITE_04] as const;

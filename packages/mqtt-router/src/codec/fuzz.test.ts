@@ -1,3 +1,4 @@
+import { mutated } from "@handoff/test-kit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { anyPacket, chunkings } from "./arbitraries.test-helpers.js";
@@ -35,28 +36,7 @@ function encoded(v: ProtocolVersion): fc.Arbitrary<Uint8Array> {
 }
 
 /** A valid packet with a few bytes overwritten, inserted or removed. */
-const mutated = fc
-  .constantFrom<ProtocolVersion>(4, 5)
-  .chain((v) =>
-    fc.tuple(
-      fc.constant(v),
-      encoded(v),
-      fc.array(fc.tuple(fc.constantFrom("set", "insert", "delete"), fc.nat(), fc.integer({ min: 0, max: 255 })), {
-        minLength: 1,
-        maxLength: 4,
-      }),
-    ),
-  )
-  .map(([v, bytes, edits]) => {
-    const out = [...bytes];
-    for (const [op, at, b] of edits) {
-      const i = out.length === 0 ? 0 : at % out.length;
-      if (op === "set") out[i] = b;
-      else if (op === "insert") out.splice(i, 0, b);
-      else out.splice(i, 1);
-    }
-    return { v, bytes: Uint8Array.from(out) };
-  });
+const mutatedPacket = fc.constantFrom<ProtocolVersion>(4, 5).chain((v) => mutated(encoded(v)).map((bytes) => ({ v, bytes })));
 
 describe("decoder fuzzing", () => {
   it("never throws and stays bounded on random bytes in random chunks", () => {
@@ -76,7 +56,7 @@ describe("decoder fuzzing", () => {
   it("never throws and stays bounded on mutated valid packets in random chunks", () => {
     fc.assert(
       fc.property(
-        mutated.chain(({ v, bytes }) => chunkings(bytes).map((chunks) => ({ v, chunks }))),
+        mutatedPacket.chain(({ v, bytes }) => chunkings(bytes).map((chunks) => ({ v, chunks }))),
         ({ v, chunks }) => {
           feed(new PacketDecoder({ protocolVersion: v, maxPacketSize: MAX }), chunks);
         },
@@ -87,7 +67,7 @@ describe("decoder fuzzing", () => {
 
   it("one-shot decoding never throws on mutated valid packets", () => {
     fc.assert(
-      fc.property(mutated, ({ v, bytes }) => {
+      fc.property(mutatedPacket, ({ v, bytes }) => {
         const r = decodePacket(bytes, { protocolVersion: v });
         expect(r.ok || !r.error.message.includes("internal")).toBe(true);
       }),

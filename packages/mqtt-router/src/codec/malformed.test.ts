@@ -1,3 +1,4 @@
+import { hex } from "@handoff/test-kit";
 import { describe, expect, it } from "vitest";
 import { decodePacket } from "./decode.js";
 import { PacketDecoder } from "./decoder.js";
@@ -81,10 +82,6 @@ const rows: readonly Row[] = [
   ["AUTH on a 3.1.1 connection", 4, "f0 00", 0x81],
   ["a packet other than CONNECT before the version is known", undefined, "c0 00", 0x82],
 ];
-
-function hex(s: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(s.replace(/\s+/g, ""), "hex"));
-}
 
 describe("malformed input table", () => {
   it("has at least 30 rows", () => {

@@ -3,15 +3,7 @@ import { decodePacket } from "./decode.js";
 import { encodePacket } from "./encode.js";
 import type { Packet, ProtocolVersion } from "./packet.js";
 
-/** Bytes from a hex string; whitespace is ignored. */
-export function hex(s: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(s.replace(/\s+/g, ""), "hex"));
-}
-
-/** Lower-case hex of `b`. */
-export function toHex(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.length).toString("hex");
-}
+export { hex, toHex } from "@handoff/test-kit";
 
 /** Encodes or throws (for tests whose subject is not the encoder's refusal). */
 export function encodeOk(p: Packet, protocolVersion: ProtocolVersion): Uint8Array {

@@ -1,3 +1,4 @@
+import { concat } from "@handoff/test-kit";
 import { describe, expect, it } from "vitest";
 import type { ConnackPacket } from "../codec/packet.js";
 import { connectReturnCode } from "./connect.js";
@@ -260,8 +261,8 @@ describe("CONNECT", () => {
     const connect = bytesOf(connectPacket(5), 5);
     const ping = bytesOf({ type: "pingreq" }, 5);
     const within = new TestClient(5, { maxPendingBytes: 1000 });
-    expect(closeOf(within.sendBytes(concat(connect, ...Array.from({ length: 500 }, () => ping))))).toBeUndefined();
-    const actions = client.sendBytes(concat(connect, ...Array.from({ length: 501 }, () => ping)));
+    expect(closeOf(within.sendBytes(concat([connect, ...Array.from({ length: 500 }, () => ping)])))).toBeUndefined();
+    const actions = client.sendBytes(concat([connect, ...Array.from({ length: 501 }, () => ping)]));
     expect(sentPackets(actions, 5)).toMatchObject([{ type: "connack", reasonCode: 0x97 }]);
     expect(closeOf(actions)).toBe(0x97);
   });
@@ -269,7 +270,7 @@ describe("CONNECT", () => {
   it("answers 100,000 PINGREQs held before CONNACK once it is accepted, in order", () => {
     const client = new TestClient(5, { maxPendingBytes: 1 << 20 });
     const ping = bytesOf({ type: "pingreq" }, 5);
-    client.sendBytes(concat(bytesOf(connectPacket(5), 5), ...Array.from({ length: 100_000 }, () => ping)));
+    client.sendBytes(concat([bytesOf(connectPacket(5), 5), ...Array.from({ length: 100_000 }, () => ping)]));
     client.conn.accept({ sessionPresent: false });
     const kinds = kindsOf(client.drain());
     expect(kinds[0]).toBe("send:connack");
@@ -289,7 +290,7 @@ describe("CONNECT", () => {
   it("with an input budget, packets held before CONNACK are answered a budget per resume, in order, behind none of the later input", () => {
     const client = new TestClient(5, { inputBudgetBytes: 200 });
     const ping = bytesOf({ type: "pingreq" }, 5);
-    client.sendBytes(concat(bytesOf(connectPacket(5), 5), ...Array.from({ length: 100_000 }, () => ping)));
+    client.sendBytes(concat([bytesOf(connectPacket(5), 5), ...Array.from({ length: 100_000 }, () => ping)]));
     expect(client.conn.backlogged).toBe(false); // held for the verdict, not for the budget
     client.conn.accept({ sessionPresent: false });
     const first = kindsOf(client.drain());
@@ -317,7 +318,7 @@ describe("CONNECT", () => {
     const client = new TestClient(5, { inputBudgetBytes: 10 });
     client.connectAccepted();
     const publish = (n: number): Uint8Array => bytesOf({ type: "publish", topic: "t", qos: 0, retain: false, dup: false, payload: new Uint8Array(n), properties: {} }, 5);
-    const first = client.sendBytes(concat(publish(100), publish(1)));
+    const first = client.sendBytes(concat([publish(100), publish(1)]));
     expect(effectsOf(first).map((e) => e.kind)).toEqual(["publish"]);
     expect(client.conn.backlogged).toBe(true);
     client.conn.resume();
@@ -341,13 +342,3 @@ describe("CONNECT", () => {
     expect(client.drain()).toEqual([]);
   });
 });
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}

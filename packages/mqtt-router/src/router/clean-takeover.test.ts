@@ -1,7 +1,7 @@
 // A session that ends with its connection is never resumed, also when it is taken over while
 // still connected: [MQTT-3.1.2-6] (3.1.1 CleanSession=1) and MQTT 5 section 3.1.2.11 (expiry 0).
 import { describe, expect, it } from "vitest";
-import { message, newRouter, online, sub } from "./test-helpers.js";
+import { message, newRouter, online, sub } from "./router.test-helpers.js";
 
 describe("a takeover of a session that ends with its connection", () => {
   it("3.1.1: a CleanSession=1 session taken over by CleanSession=0 is not reused (session present 0)", () => {

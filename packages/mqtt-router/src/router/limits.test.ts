@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { deliverySize, messageSize, type Message } from "./message.js";
 import type { RouterStore } from "./store.js";
 import { memoryOnlyStore } from "./store.js";
-import { message, newRouter, online, sub } from "./test-helpers.js";
+import { message, newRouter, online, sub } from "./router.test-helpers.js";
 
 const retained = (topic: string, payload: string, extra: Partial<Message> = {}): Message => message(topic, payload, 0, { retain: true, ...extra });
 

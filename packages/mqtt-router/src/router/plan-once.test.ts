@@ -1,6 +1,6 @@
 // A plan is executed at most once, and only by the router that made it.
 import { describe, expect, it } from "vitest";
-import { message, newRouter, online, sub } from "./test-helpers.js";
+import { message, newRouter, online, sub } from "./router.test-helpers.js";
 
 describe("executing a plan", () => {
   it("a second time is refused as stale and delivers nothing more", () => {

@@ -1,6 +1,6 @@
 // Flow control marks: a congested online queue is reported so the app can slow its publishers.
 import { describe, expect, it } from "vitest";
-import { message, newRouter, online, sub } from "./test-helpers.js";
+import { message, newRouter, online, sub } from "./router.test-helpers.js";
 
 describe("router flow control marks", () => {
   it("reports an online subscriber whose queue reached half its bound as congested", () => {

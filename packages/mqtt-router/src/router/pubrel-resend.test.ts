@@ -1,7 +1,7 @@
 // PUBREL resends are never limited by the client's Receive Maximum [MQTT-3.3.4-10], also when
 // they sit behind a DUP PUBLISH in the resend queue.
 import { describe, expect, it } from "vitest";
-import { message, newRouter, online, sub } from "./test-helpers.js";
+import { message, newRouter, online, sub } from "./router.test-helpers.js";
 
 describe("PUBREL resend after a resume with a smaller Receive Maximum", () => {
   it("goes out at bind even when an earlier DUP PUBLISH fills the quota", () => {

@@ -1,6 +1,6 @@
 // The ACL at delivery: a session's read check decides per message, whatever filter matched.
 import { describe, expect, it } from "vitest";
-import { message, newRouter, online, sub } from "./test-helpers.js";
+import { message, newRouter, online, sub } from "./router.test-helpers.js";
 
 const notSecret = (topic: string): boolean => !topic.startsWith("secret");
 

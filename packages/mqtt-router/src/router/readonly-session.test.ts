@@ -3,7 +3,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { ReadonlySession } from "./session.js";
 import type { SessionSubscription } from "./subscription.js";
-import { message, newRouter, online, sub } from "./test-helpers.js";
+import { message, newRouter, online, sub } from "./router.test-helpers.js";
 
 describe("Router.session", () => {
   it("is the live session, typed read-only", () => {

@@ -1,7 +1,7 @@
 // Restart recovery: a router rebuilt from what a durable store recorded.
 import { describe, expect, it } from "vitest";
 import { SnapshotStore } from "./snapshot-store.js";
-import { message, newRouter, online, sub } from "./test-helpers.js";
+import { message, newRouter, online, sub } from "./router.test-helpers.js";
 
 const recordingStore = (): SnapshotStore => new SnapshotStore();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RetainedStore } from "./retained-store.js";
-import { message } from "./test-helpers.js";
+import { message } from "./router.test-helpers.js";
 
 const topics = (store: RetainedStore, filter: string, now = 0): string[] => store.match(filter, now).map((m) => m.topic).sort();
 

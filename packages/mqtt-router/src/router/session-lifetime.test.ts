@@ -1,6 +1,6 @@
 // Session expiry, wills and message expiry, driven by the injected clock.
 import { describe, expect, it } from "vitest";
-import { message, newRouter, online, sub } from "./test-helpers.js";
+import { message, newRouter, online, sub } from "./router.test-helpers.js";
 
 describe("session expiry", () => {
   it("ends a session with expiry 0 when its connection closes [MQTT-3.1.2-23]", () => {

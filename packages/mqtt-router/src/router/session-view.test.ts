@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Router } from "./router.js";
 import { SnapshotStore } from "./snapshot-store.js";
-import { message, newRouter, online, recordingSink, sub } from "./test-helpers.js";
+import { message, newRouter, online, recordingSink, sub } from "./router.test-helpers.js";
 
 const text = (payload: Uint8Array): string => new TextDecoder().decode(payload);
 

@@ -1,6 +1,6 @@
 // Subscription behaviours of the router, each tied to the spec statement it implements.
 import { describe, expect, it } from "vitest";
-import { message, newRouter, online, sub } from "./test-helpers.js";
+import { message, newRouter, online, sub } from "./router.test-helpers.js";
 
 describe("matching and effective QoS", () => {
   it("delivers at min(publish QoS, granted QoS) [MQTT-3.8.4-8]", () => {

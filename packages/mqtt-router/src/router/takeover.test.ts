@@ -1,6 +1,6 @@
 // The takeover races of seed 000 and its sibling (#151), with the test choosing the interleaving.
 import { describe, expect, it } from "vitest";
-import { message, newRouter, online, recordingSink, sub } from "./test-helpers.js";
+import { message, newRouter, online, recordingSink, sub } from "./router.test-helpers.js";
 
 describe("seed 000: a publish planned for a session that is then taken over", () => {
   it("is dropped when the takeover is a clean start: the clean session never receives it", () => {

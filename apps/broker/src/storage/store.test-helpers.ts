@@ -3,19 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "@handoff/seqlog";
-import {
-  Router,
-  SnapshotStore,
-  type ConnectRequest,
-  type DeliverySink,
-  type Message,
-  type OutboundPublish,
-  type QoS,
-  type RouterStore,
-} from "@handoff/mqtt-router";
+import { Router, SnapshotStore, type RouterStore } from "@handoff/mqtt-router";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach } from "vitest";
 import type { RouterSnapshot } from "./snapshot.js";
+
+// The router's own test helpers (of the package's tests, not its API), so each exists once.
+export { message, online, recordingSink, sub, type RecordingSink } from "../../../../packages/mqtt-router/src/router/router.test-helpers.js";
 
 /** A fresh temporary directory per test, removed after it. */
 export function useTempDir(): { readonly path: string } {
@@ -43,52 +37,11 @@ export function countRows(file: string): Record<string, number> {
   }
 }
 
-/** A sink that records what the router sent. */
-export interface RecordingSink extends DeliverySink {
-  readonly sent: OutboundPublish[];
-  readonly pubrels: number[];
-  payloads(): string[];
-}
-
-export function recordingSink(): RecordingSink {
-  const sent: OutboundPublish[] = [];
-  const pubrels: number[] = [];
-  return {
-    sent,
-    pubrels,
-    publish(p) {
-      sent.push(p);
-      return true;
-    },
-    pubrel(id) {
-      pubrels.push(id);
-    },
-    payloads: () => sent.map((p) => new TextDecoder().decode(p.payload)),
-  };
-}
-
-export function message(topic: string, payload: string, qos: QoS = 1, extra: Partial<Message> = {}): Message {
-  return { topic, payload: new TextEncoder().encode(payload), qos, retain: false, properties: {}, ...extra };
-}
-
+/** A router that reports to `store`, on a manual clock at `start`. */
 export function newRouter(store: RouterStore, start = 1_000_000): { router: Router; clock: ManualClock } {
   const clock = new ManualClock(start);
   return { router: new Router({ clock, store }), clock };
 }
-
-/** Connects and binds a client; returns its generation and sink. */
-export function online(
-  router: Router,
-  clientId: string,
-  request: Partial<Omit<ConnectRequest, "clientId" | "sink">> = {},
-): { generation: number; sink: RecordingSink; sessionPresent: boolean } {
-  const sink = recordingSink();
-  const outcome = router.connect({ clientId, cleanStart: false, sessionExpiryInterval: 3600, receiveMaximum: 10, protocolVersion: 5, sink, ...request });
-  router.bind(clientId, outcome.generation);
-  return { generation: outcome.generation, sink, sessionPresent: outcome.sessionPresent };
-}
-
-export const sub = (filter: string, qos: QoS = 1) => ({ filter, qos, noLocal: false, retainAsPublished: false, retainHandling: 0 as const });
 
 /** The reference model: the router package's in-memory SnapshotStore. */
 export function referenceStore(): SnapshotStore {

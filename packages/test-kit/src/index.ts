@@ -1,0 +1,7 @@
+/**
+ * `@handoff/test-kit`: the helpers the tests of every package and app share (private, test-only).
+ * @packageDocumentation
+ */
+export { concat, hex, toHex } from "./bytes.js";
+export { applyEdits, byteEdits, mutated, type ByteEdit } from "./mutate.js";
+export { installWithResolvers } from "./with-resolvers.js";
