@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { pnpm } from "./test-helpers.js";
+import { pnpm } from "./commands.test-helpers.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { pnpm, sh, works } from "./test-helpers.js";
+import { pnpm, sh, works } from "./commands.test-helpers.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const out = mkdtempSync(join(tmpdir(), "handoff-deploy-"));

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPackages, packages } from "./build.mjs";
-import { pnpm, sh } from "./test-helpers.js";
+import { pnpm, sh } from "./commands.test-helpers.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const bin = (name: string): string => join(root, "node_modules", ".bin", name);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createFraming, REFERENCE_PARAMS } from "./index.js";
-import { drainFrames } from "./testing/test-support.js";
+import { drainFrames } from "./framing-session.test-helpers.js";
 
 describe("createFraming", () => {
   it("starts a qmux-00 connection by sending the reference transport parameters", () => {

@@ -18,7 +18,7 @@
  * ```
  */
 import type { FramingKind, FramingOptions } from "./events.js";
-import { FramingSession } from "./session.js";
+import { FramingSession } from "./framing-session.js";
 import { REFERENCE_PARAMS } from "./transport-params.js";
 import { qmuxRecordStreamWire } from "./record-stream-wire.js";
 import { legacyMessageWire, qmuxMessageWire, qmuxStreamWire } from "./wire.js";
@@ -36,7 +36,7 @@ export type {
   WriteResult,
 } from "./events.js";
 export { MAX_FRAME_SIZE, MAX_STREAM_PAYLOAD } from "./frame.js";
-export type { FramingSession } from "./session.js";
+export type { FramingSession } from "./framing-session.js";
 export { isBidi, isServerInitiated, streamIndex, type StreamId } from "./stream-id.js";
 export {
   DEFAULT_MOQ_ALPNS,

@@ -6,7 +6,7 @@ import { createFraming } from "./index.js";
 import { qmuxRecordStreamWire } from "./record-stream-wire.js";
 import { negotiateTlsAlpn, tlsAlpns } from "./subprotocol.js";
 import { qmuxFrameArb } from "./testing/frame-arbitrary.js";
-import { pump, streamBytes } from "./testing/test-support.js";
+import { pump, streamBytes } from "./framing-session.test-helpers.js";
 import { pushInPieces } from "./wire.test-helpers.js";
 
 describe("qmux-01/02 records over a byte stream", () => {

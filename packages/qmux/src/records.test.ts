@@ -4,7 +4,7 @@ import type { QmuxVersion } from "./events.js";
 import type { Frame } from "./frame.js";
 import { createFraming } from "./index.js";
 import { encodeQmuxFrame } from "./qmux-codec.js";
-import { closedEvent, drainFrames, feed, paramsFrame, pump, streamBytes } from "./testing/test-support.js";
+import { closedEvent, drainFrames, feed, paramsFrame, pump, streamBytes } from "./framing-session.test-helpers.js";
 import type { TransportParams } from "./transport-params.js";
 
 function server(version: QmuxVersion, params: Partial<TransportParams> = {}) {

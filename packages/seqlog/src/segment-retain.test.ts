@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SegmentBoundsError, SegmentCursor, SegmentList } from "./segments.js";
-import { drain, Source, type Item } from "./segments.testing.js";
+import { drain, Source, type Item } from "./segments.test-helpers.js";
 
 describe("SegmentList retained segments", () => {
   it("keeps a pruned segment readable by cursors and lookups until it is released", () => {

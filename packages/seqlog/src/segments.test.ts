@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SegmentBoundsError, SegmentCursor, SegmentList } from "./segments.js";
-import { drain, Source, type Item } from "./segments.testing.js";
+import { drain, Source, type Item } from "./segments.test-helpers.js";
 
 
 describe("SegmentList", () => {

@@ -3,8 +3,8 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hashPassword } from "../auth/index.js";
-import { roundTrip } from "./bystander.js";
-import { serverFixture } from "./server-harness.js";
+import { roundTrip } from "./bystander.test-helpers.js";
+import { serverFixture } from "./server-harness.test-helpers.js";
 
 const fx = serverFixture();
 

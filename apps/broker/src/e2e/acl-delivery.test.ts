@@ -4,8 +4,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { collect, until } from "./harness.js";
-import { serverFixture } from "./server-harness.js";
+import { collect, until } from "./harness.test-helpers.js";
+import { serverFixture } from "./server-harness.test-helpers.js";
 
 const fx = serverFixture();
 const { start, connect } = fx;

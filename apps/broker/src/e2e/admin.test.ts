@@ -3,8 +3,8 @@
 import mqtt, { type IConnackPacket, type IDisconnectPacket } from "mqtt";
 import { describe, expect, it } from "vitest";
 import type { Server } from "../server.js";
-import { collect, until } from "./harness.js";
-import { serverFixture } from "./server-harness.js";
+import { collect, until } from "./harness.test-helpers.js";
+import { serverFixture } from "./server-harness.test-helpers.js";
 
 const TOKEN = "e2e-admin-token-abcdefghijklmnop";
 const fx = serverFixture();

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AccessControl } from "../mqtt/access.js";
 import { allowAll } from "../mqtt/access.js";
 import { TCP_KEEPALIVE_MS } from "../listeners/socket-transport.js";
-import { startBroker, until, type Harness } from "./harness.js";
+import { startBroker, until, type Harness } from "./harness.test-helpers.js";
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -5,9 +5,9 @@
 // on repeats at QoS 1, in order per publisher. CRASH_LOOP_SEED=<n> replays a schedule; `pnpm soak`
 // runs the same scenario for longer.
 import { afterEach, describe, expect, it } from "vitest";
-import { children } from "./broker-process.js";
-import { runCrashLoop } from "./crash-loop.js";
-import { pickSeed } from "./seeded-random.js";
+import { children } from "./broker-process.test-helpers.js";
+import { runCrashLoop } from "./crash-loop.test-helpers.js";
+import { pickSeed } from "./seeded-random.test-helpers.js";
 
 afterEach(() => {
   for (const child of children) child.kill("SIGKILL");

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterEach, describe, expect, it } from "vitest";
-import { children, freePort, kill, startBroker } from "./broker-process.js";
-import { until } from "./harness.js";
+import { children, freePort, kill, startBroker } from "./broker-process.test-helpers.js";
+import { until } from "./harness.test-helpers.js";
 
 const clients = new Set<MqttClient>();
 const dirs: string[] = [];

@@ -8,7 +8,7 @@ import { findChromium } from "@handoff/app-kit/testing";
 import type { IDisconnectPacket } from "mqtt";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
-import { serverFixture } from "./server-harness.js";
+import { serverFixture } from "./server-harness.test-helpers.js";
 
 const TOKEN = "dashboard-e2e-token-0123456789";
 

@@ -4,8 +4,8 @@ import { ManualClock } from "@handoff/seqlog";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { allowAll, type AccessControl } from "../mqtt/access.js";
-import { roundTrip } from "./bystander.js";
-import { startBroker, until, type Harness } from "./harness.js";
+import { roundTrip } from "./bystander.test-helpers.js";
+import { startBroker, until, type Harness } from "./harness.test-helpers.js";
 
 interface Line {
   readonly level: number;

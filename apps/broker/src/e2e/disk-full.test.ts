@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer, type HttpServer } from "../http/index.js";
 import { createBrokerMetrics, observeStore, storageStatus } from "../metrics/index.js";
 import { SqliteStore } from "../storage/index.js";
-import { collect, outcome, startBroker, until, type Harness } from "./harness.js";
+import { collect, outcome, startBroker, until, type Harness } from "./harness.test-helpers.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -2,7 +2,7 @@
 // what is not yet durable, and a failed commit sends none (the client is disconnected instead).
 import { memoryOnlyStore } from "@handoff/mqtt-router";
 import { afterEach, describe, expect, it } from "vitest";
-import { collect, startBroker, until, type Harness } from "./harness.js";
+import { collect, startBroker, until, type Harness } from "./harness.test-helpers.js";
 
 /** A store whose commits the test releases (or fails) by hand. */
 function gatedStore() {

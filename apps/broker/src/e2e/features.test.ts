@@ -2,7 +2,7 @@
 // WebSocket listener, malformed bytes from a raw socket.
 import { connect } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { collect, startBroker, until, type Harness } from "./harness.js";
+import { collect, startBroker, until, type Harness } from "./harness.test-helpers.js";
 
 let h: Harness;
 beforeEach(async () => {

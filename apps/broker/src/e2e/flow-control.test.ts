@@ -4,7 +4,7 @@
 import { connect, type Socket } from "node:net";
 import { PacketDecoder, encodePacket, type Packet } from "@handoff/mqtt-router/codec";
 import { afterEach, describe, expect, it } from "vitest";
-import { startBroker, until, type Harness } from "./harness.js";
+import { startBroker, until, type Harness } from "./harness.test-helpers.js";
 
 let harness: Harness | undefined;
 const sockets: Socket[] = [];

@@ -10,8 +10,8 @@ import { WebSocket } from "ws";
 import { describe, expect, it } from "vitest";
 // The codec's own arbitraries of valid packets (a test helper of the package, not part of its API).
 import { anyPacket, chunkings, connectPacket, publishPacket } from "../../../../packages/mqtt-router/src/codec/arbitraries.test-helpers.js";
-import { roundTrip } from "./bystander.js";
-import { serverFixture } from "./server-harness.js";
+import { roundTrip } from "./bystander.test-helpers.js";
+import { serverFixture } from "./server-harness.test-helpers.js";
 
 const fx = serverFixture();
 

@@ -7,10 +7,10 @@ import { join } from "node:path";
 import type { Packet } from "@handoff/mqtt-router";
 import { afterAll, describe, expect, it } from "vitest";
 import { allowAll } from "../mqtt/access.js";
-import { roundTrip } from "./bystander.js";
-import { collect, startBroker, until } from "./harness.js";
-import { connectPacket, rawTcp, type RawClient } from "./raw-client.js";
-import { serverFixture } from "./server-harness.js";
+import { roundTrip } from "./bystander.test-helpers.js";
+import { collect, startBroker, until } from "./harness.test-helpers.js";
+import { connectPacket, rawTcp, type RawClient } from "./raw-client.test-helpers.js";
+import { serverFixture } from "./server-harness.test-helpers.js";
 
 const fx = serverFixture();
 const deep = (levels: number, level: string): string => Array.from({ length: levels }, () => level).join("/");

@@ -5,9 +5,9 @@ import type { MqttClient } from "mqtt";
 import { WebSocket } from "ws";
 import { afterEach, describe, expect, it } from "vitest";
 import { allowAll, type AccessControl } from "../mqtt/access.js";
-import { pingWhile, roundTrip } from "./bystander.js";
-import { startBroker, until, type Harness } from "./harness.js";
-import { bytesOf, connectPacket, rawTcp } from "./raw-client.js";
+import { pingWhile, roundTrip } from "./bystander.test-helpers.js";
+import { startBroker, until, type Harness } from "./harness.test-helpers.js";
+import { bytesOf, connectPacket, rawTcp } from "./raw-client.test-helpers.js";
 
 let h: Harness | undefined;
 const sockets: WebSocket[] = [];

@@ -3,10 +3,10 @@
 // and a bystander keeps being served. Over real sockets, against a server started from a config file.
 import type { Packet } from "@handoff/mqtt-router";
 import { describe, expect, it } from "vitest";
-import { roundTrip } from "./bystander.js";
-import { collect, until } from "./harness.js";
-import { bytesOf, connectPacket, rawTcp, type RawClient } from "./raw-client.js";
-import { serverFixture } from "./server-harness.js";
+import { roundTrip } from "./bystander.test-helpers.js";
+import { collect, until } from "./harness.test-helpers.js";
+import { bytesOf, connectPacket, rawTcp, type RawClient } from "./raw-client.test-helpers.js";
+import { serverFixture } from "./server-harness.test-helpers.js";
 
 const fx = serverFixture();
 

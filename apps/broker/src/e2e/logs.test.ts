@@ -5,7 +5,7 @@ import mqtt from "mqtt";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { allowAll, type AccessControl } from "../mqtt/access.js";
-import { startBroker, until, type Harness } from "./harness.js";
+import { startBroker, until, type Harness } from "./harness.test-helpers.js";
 
 interface Line {
   readonly level: number;

@@ -4,7 +4,7 @@ import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startBroker, type Harness } from "./harness.js";
+import { startBroker, type Harness } from "./harness.test-helpers.js";
 
 const run = promisify(execFile);
 const installed = await run("mosquitto_pub", ["--help"]).then(

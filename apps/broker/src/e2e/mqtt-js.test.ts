@@ -1,6 +1,6 @@
 // End-to-end over real loopback sockets with MQTT.js (npm `mqtt`), MQTT 5 and 3.1.1.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { collect, startBroker, until, type Harness } from "./harness.js";
+import { collect, startBroker, until, type Harness } from "./harness.test-helpers.js";
 
 let h: Harness;
 beforeEach(async () => {

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import mqtt from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, kill, startBroker } from "./broker-process.js";
-import { collect, until } from "./harness.js";
+import { freePort, kill, startBroker } from "./broker-process.test-helpers.js";
+import { collect, until } from "./harness.test-helpers.js";
 
 const run = promisify(execFile);
 const python = await run("python3", ["--version"]).then(

@@ -6,7 +6,7 @@ import mqtt, { type MqttClient } from "mqtt";
 import { describe, expect, it } from "vitest";
 import { hashScramPassword } from "../auth/index.js";
 import type { Server } from "../server.js";
-import { serverFixture } from "./server-harness.js";
+import { serverFixture } from "./server-harness.test-helpers.js";
 
 const fx = serverFixture();
 

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hashPassword } from "../auth/index.js";
 import { StoreOpenError } from "../storage/index.js";
-import { collect, until } from "./harness.js";
+import { collect, until } from "./harness.test-helpers.js";
 import { VERSION } from "../server.js";
-import { serverFixture } from "./server-harness.js";
+import { serverFixture } from "./server-harness.test-helpers.js";
 
 const fixtures = new URL("./fixtures/", import.meta.url).pathname;
 const fx = serverFixture();

@@ -2,9 +2,9 @@
 // that neither read nor close, and handshakes never finished, are destroyed. Real loopback sockets.
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { until } from "./harness.js";
-import { bytesOf, connectPacket } from "./raw-client.js";
-import { serverFixture } from "./server-harness.js";
+import { until } from "./harness.test-helpers.js";
+import { bytesOf, connectPacket } from "./raw-client.test-helpers.js";
+import { serverFixture } from "./server-harness.test-helpers.js";
 
 const fx = serverFixture();
 const sockets: Socket[] = [];

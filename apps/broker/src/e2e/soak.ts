@@ -2,9 +2,9 @@
 // SIGKILLed again and again under QoS 1/2 load, restarted on the same data directory, and every
 // acknowledged message checked at the end. Exits 1 if any guarantee broke. Flags: see --help.
 import { parseArgs } from "node:util";
-import { children } from "./broker-process.js";
-import { runCrashLoop, type CrashLoopReport } from "./crash-loop.js";
-import { pickSeed } from "./seeded-random.js";
+import { children } from "./broker-process.test-helpers.js";
+import { runCrashLoop, type CrashLoopReport } from "./crash-loop.test-helpers.js";
+import { pickSeed } from "./seeded-random.test-helpers.js";
 
 const HELP = `Usage: pnpm soak [-- options]
 

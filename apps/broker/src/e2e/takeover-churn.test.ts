@@ -7,9 +7,9 @@
 // first copies arrive in publish order.
 import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
 import { describe, expect, it } from "vitest";
-import { deliveryViolations } from "./delivery-oracle.js";
-import { collect, until, type Got } from "./harness.js";
-import { serverFixture } from "./server-harness.js";
+import { deliveryViolations } from "./delivery-oracle.test-helpers.js";
+import { collect, until, type Got } from "./harness.test-helpers.js";
+import { serverFixture } from "./server-harness.test-helpers.js";
 
 const fx = serverFixture();
 

@@ -1,6 +1,6 @@
 // The seed race under real sockets: clean-start and resumed takeovers while messages flow.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { collect, startBroker, until, type Harness } from "./harness.js";
+import { collect, startBroker, until, type Harness } from "./harness.test-helpers.js";
 
 let h: Harness;
 beforeEach(async () => {

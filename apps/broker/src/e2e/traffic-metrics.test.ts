@@ -3,8 +3,8 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hashPassword } from "../auth/index.js";
-import { collect, until } from "./harness.js";
-import { serverFixture } from "./server-harness.js";
+import { collect, until } from "./harness.test-helpers.js";
+import { serverFixture } from "./server-harness.test-helpers.js";
 
 const fx = serverFixture();
 

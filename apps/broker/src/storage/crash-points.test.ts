@@ -5,8 +5,8 @@
 // or holding PUBCOMP), and an offline subscriber that drains at the end.
 import type { MqttClient } from "mqtt";
 import { describe, expect, it } from "vitest";
-import { deliveryViolations, type Published, type Received } from "../e2e/delivery-oracle.js";
-import type { Got } from "../e2e/harness.js";
+import { deliveryViolations, type Published, type Received } from "../e2e/delivery-oracle.test-helpers.js";
+import type { Got } from "../e2e/harness.test-helpers.js";
 import { CrashWorld, recordPublisher, type KillPoint } from "./crash-world.test-helpers.js";
 
 type Mode = "at-once" | "late-pubrec" | "late-pubcomp" | "offline";

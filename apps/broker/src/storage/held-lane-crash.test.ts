@@ -9,8 +9,8 @@
 // restarted broker then delivers again. And H's own publishes stay acknowledged only once stored.
 import type { MqttClient } from "mqtt";
 import { describe, expect, it } from "vitest";
-import { deliveryViolations, type Published } from "../e2e/delivery-oracle.js";
-import type { Got } from "../e2e/harness.js";
+import { deliveryViolations, type Published } from "../e2e/delivery-oracle.test-helpers.js";
+import type { Got } from "../e2e/harness.test-helpers.js";
 import { CrashWorld, recordPublisher, type KillPoint, type PublisherRecord } from "./crash-world.test-helpers.js";
 
 // Flow control at 4 queued copies (held until back at 2), with bounds far above what a run queues

@@ -4,8 +4,8 @@
 // node loses its connection here with DISCONNECT 0x8E.
 import { describe, expect, it } from "vitest";
 import { hasRedis, useRedis } from "../cluster/redis.test-helpers.js";
-import { collect, outcome, until } from "../e2e/harness.js";
-import { serverFixture } from "../e2e/server-harness.js";
+import { collect, outcome, until } from "../e2e/harness.test-helpers.js";
+import { serverFixture } from "../e2e/server-harness.test-helpers.js";
 import { readFileSync } from "node:fs";
 import type { IDisconnectPacket } from "mqtt";
 import { pino } from "pino";

@@ -4,7 +4,7 @@ import { LiteError } from "./errors.js";
 import type { LiteLimits } from "./limits.js";
 import { LiteStreamReader, type LiteStreamReaderOptions } from "./stream-reader.js";
 import { LiteStreamWriter } from "./stream-writer.js";
-import { chunked, streamCases } from "./testing/arbitraries.js";
+import { chunked, streamCases } from "./arbitraries.test-helpers.js";
 import { LITE_VERSIONS } from "./version.js";
 
 const limits: LiteLimits = {

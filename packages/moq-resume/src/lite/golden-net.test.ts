@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { writtenBytes } from "./js-writer.test-helpers.js";
 import { encodeMessage } from "./messages.js";
 import { decodeStream } from "./stream-reader.js";
-import { path } from "./testing/arbitraries.js";
+import { path } from "./arbitraries.test-helpers.js";
 import { LITE_05, LITE_06, LITE_06_WIP, hasExcludeHop, liteVersionName } from "./version.js";
 
 interface JsWriter {

@@ -23,7 +23,7 @@ import { encodeMessage } from "./messages.js";
 import { LiteStreamWriter } from "./stream-writer.js";
 import { decodeStream } from "./stream-reader.js";
 import { type StreamKind, streamTypeId } from "./stream.js";
-import { path } from "./testing/arbitraries.js";
+import { path } from "./arbitraries.test-helpers.js";
 import { LITE_01, LITE_02, LITE_03, LITE_04, hasExcludeHop, hasGoaway, hasProbeRtt, isLegacy, liteVersionName } from "./version.js";
 
 // @moq/lite's connection code needs these on Node 20; the codec files do not, but a future

@@ -15,7 +15,7 @@ export * from "./parameters.js";
 export * from "./path.js";
 export * from "./probe.js";
 export * from "./reader.js";
-export * from "./session.js";
+export * from "./session-stream.js";
 export * from "./setup.js";
 export * from "./stream.js";
 export * from "./stream-reader.js";

@@ -3,7 +3,7 @@ import { decodeDatagram, encodeDatagram } from "./datagram.js";
 import { LiteError } from "./errors.js";
 import { FrameEncoder } from "./group.js";
 import { encodeMessage } from "./messages.js";
-import { selectVersion } from "./session.js";
+import { selectVersion } from "./session-stream.js";
 import { decodeStream } from "./stream-reader.js";
 import { LITE_01, LITE_02, LITE_03, LITE_04, LITE_05, LITE_06, LITE_06_WIP, LITE_VERSIONS, liteAlpn, liteVersionName, versionFromAlpn } from "./version.js";
 import { ByteWriter } from "./writer.js";

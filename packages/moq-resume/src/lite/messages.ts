@@ -21,7 +21,7 @@ import {
   writeClientSetup,
   writeServerSetup,
   writeSessionInfo,
-} from "./session.js";
+} from "./session-stream.js";
 import { type Setup, writeSetup } from "./setup.js";
 import { type StreamHeader, streamAllowed, streamTypeId } from "./stream.js";
 import {

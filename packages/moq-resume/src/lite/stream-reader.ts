@@ -15,7 +15,7 @@ import {
   readClientSetup,
   readServerSetup,
   readSessionInfo,
-} from "./session.js";
+} from "./session-stream.js";
 import { readSetup } from "./setup.js";
 import { type BidiKind, type StreamKind, classifyBidi, classifyUni } from "./stream.js";
 import { readSubscribe, readSubscribeResponse, readSubscribeUpdate } from "./subscribe.js";

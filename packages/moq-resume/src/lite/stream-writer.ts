@@ -1,7 +1,7 @@
 import { FrameEncoder } from "./group.js";
 import { type LiteLimits, resolveLimits } from "./limits.js";
 import { type EncodeOptions, type LiteMessage, writeResolved } from "./messages.js";
-import type { SetupFraming } from "./session.js";
+import type { SetupFraming } from "./session-stream.js";
 import type { LiteVersion } from "./version.js";
 import { ByteWriter } from "./writer.js";
 

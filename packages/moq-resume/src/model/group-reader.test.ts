@@ -1,6 +1,6 @@
 import { ManualClock } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
-import { frame } from "./testing.js";
+import { frame } from "./tape.test-helpers.js";
 import { Track } from "./track.js";
 
 function firstGroupFrames(track: Track) {

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ClosedError } from "./errors.js";
 import { Group } from "./group.js";
-import { fill, frame } from "./testing.js";
+import { fill, frame } from "./tape.test-helpers.js";
 
 describe("Group", () => {
   it("numbers frames from its first frame index", () => {

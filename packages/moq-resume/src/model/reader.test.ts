@@ -1,6 +1,6 @@
 import { ManualClock } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
-import { fill, Tape } from "./testing.js";
+import { fill, Tape } from "./tape.test-helpers.js";
 import { Track } from "./track.js";
 
 describe("TrackReader", () => {

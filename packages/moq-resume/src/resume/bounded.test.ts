@@ -2,7 +2,7 @@
 // no reader needs them, however many takeovers pass.
 import { ManualClock } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
-import { fill, Tape } from "../model/testing.js";
+import { fill, Tape } from "../model/tape.test-helpers.js";
 import { Track } from "../model/track.js";
 import { MAX_SEGMENTS, ResumeTrack } from "./resume-track.js";
 

@@ -1,7 +1,7 @@
 // The seed's scenarios (a moq relay PR about takeovers mid-group) and its open follow-ups.
 import { ManualClock } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
-import { fill, Tape } from "../model/testing.js";
+import { fill, Tape } from "../model/tape.test-helpers.js";
 import { Track } from "../model/track.js";
 import { MAX_SEGMENTS, ResumeTrack } from "./resume-track.js";
 

@@ -2,7 +2,7 @@
 // decided from what readers were handed and what a copy may still bring, never from a maximum.
 import { ManualClock } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
-import { fill, Tape } from "../model/testing.js";
+import { fill, Tape } from "../model/tape.test-helpers.js";
 import { Track } from "../model/track.js";
 import { ResumeTrack } from "./resume-track.js";
 

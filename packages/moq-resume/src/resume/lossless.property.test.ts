@@ -7,8 +7,8 @@ import { ManualClock } from "@handoff/seqlog";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Group } from "../model/group.js";
-import { frame, Tape } from "../model/testing.js";
-import { publishOps, readerOps, small, type PublishOp, type ReaderOp } from "./model-ops.testing.js";
+import { frame, Tape } from "../model/tape.test-helpers.js";
+import { publishOps, readerOps, small, type PublishOp, type ReaderOp } from "./model-ops.test-helpers.js";
 import { Track } from "../model/track.js";
 import { ResumeTrack, type Boundary } from "./resume-track.js";
 

@@ -2,7 +2,7 @@
 import { ManualClock, SegmentBoundsError } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
 import { ClosedError } from "../model/errors.js";
-import { fill, Tape } from "../model/testing.js";
+import { fill, Tape } from "../model/tape.test-helpers.js";
 import { Track } from "../model/track.js";
 import { MAX_SEGMENTS, ResumeTrack } from "./resume-track.js";
 

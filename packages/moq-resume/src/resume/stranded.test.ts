@@ -3,7 +3,7 @@
 // a copy of it is alive.
 import { ManualClock } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
-import { fill, Tape } from "../model/testing.js";
+import { fill, Tape } from "../model/tape.test-helpers.js";
 import { Track } from "../model/track.js";
 import { ResumeTrack } from "./resume-track.js";
 

@@ -1,7 +1,7 @@
 import { ManualClock, SegmentList } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
 import type { Group } from "../model/group.js";
-import { fill } from "../model/testing.js";
+import { fill } from "../model/tape.test-helpers.js";
 import { Track } from "../model/track.js";
 import { warmCache } from "./warm-cache.js";
 

@@ -9,7 +9,7 @@
  */
 import type { QueueEntry } from "@handoff/seqlog";
 import { deliverySize, isExpired, remainingExpiry, type Delivery } from "./message.js";
-import type { Session } from "./session.js";
+import type { Session } from "./mqtt-session.js";
 import type { DeliverySink, OutboundPublish } from "./sink.js";
 import type { DropReason, RouterStats } from "./stats.js";
 import type { RouterStore } from "./store.js";

@@ -16,7 +16,7 @@ export type { Stale } from "./router-state.js";
 export type { PageOptions } from "./router-views.js";
 export type { DisconnectOptions, RouterEvent } from "./session-lifetime.js";
 export type { RetainedPage, RetainedView, SessionView, SubscriptionView } from "./session-view.js";
-export type { ArmedWill, Assigned, Owner, ReadonlySession, ReadonlySessionQueue } from "./session.js";
+export type { ArmedWill, Assigned, Owner, ReadonlySession, ReadonlySessionQueue } from "./mqtt-session.js";
 export type { DeliverySink, OutboundPublish } from "./sink.js";
 export { SnapshotStore } from "./snapshot-store.js";
 export { RouterStats, type DropReason, type RouterLimit } from "./stats.js";

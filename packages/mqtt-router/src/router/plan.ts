@@ -9,7 +9,7 @@
  */
 import type { QoS } from "../codec/packet.js";
 import type { Delivery, Message } from "./message.js";
-import type { ReadonlySession, Session } from "./session.js";
+import type { ReadonlySession, Session } from "./mqtt-session.js";
 import type { SharedGroup } from "./shared-group.js";
 import type { SessionSubscription } from "./subscription.js";
 import type { TopicTrie } from "./topic-trie.js";

@@ -6,7 +6,7 @@
  * never push back: their bounds and overflow policy apply.
  * @module
  */
-import type { Session } from "./session.js";
+import type { Session } from "./mqtt-session.js";
 
 /** Where flow control starts and ends, as fractions of the queue's bounds (count and bytes). */
 export interface PressureMarks {

@@ -1,7 +1,7 @@
 // Router.session() hands out the live session read-only: what it shows follows the router, and its
 // type offers nothing that changes it (the type assertions are checked by `pnpm run typecheck`).
 import { describe, expect, expectTypeOf, it } from "vitest";
-import type { ReadonlySession } from "./session.js";
+import type { ReadonlySession } from "./mqtt-session.js";
 import type { SessionSubscription } from "./subscription.js";
 import { message, newRouter, online, sub } from "./router.test-helpers.js";
 

@@ -8,7 +8,7 @@
 import { SESSION_NEVER_EXPIRES } from "../codec/packet.js";
 import { deliverySize } from "./message.js";
 import type { RouterState } from "./router-state.js";
-import { Session } from "./session.js";
+import { Session } from "./mqtt-session.js";
 import { tick } from "./session-lifetime.js";
 import type { RouterSnapshot, SessionSnapshot } from "./store.js";
 

@@ -10,7 +10,7 @@ import type { DeliveryContext } from "./delivery.js";
 import type { DeliveryPlan, PlanTarget } from "./plan.js";
 import { RetainedStore } from "./retained-store.js";
 import { resolveSettings, type RouterOptions, type RouterSettings } from "./router-options.js";
-import type { Session } from "./session.js";
+import type { Session } from "./mqtt-session.js";
 import { RouterStats } from "./stats.js";
 import { memoryOnlyStore, type RouterStore } from "./store.js";
 import { SubscriptionIndex } from "./subscription-index.js";

@@ -21,7 +21,7 @@ import { restore } from "./restore.js";
 import type { RouterOptions } from "./router-options.js";
 import { createState, type RouterState, type Stale } from "./router-state.js";
 import { queueTotals, retainedPage, sessionViews, subscriptionViews, type PageOptions } from "./router-views.js";
-import type { ReadonlySession } from "./session.js";
+import type { ReadonlySession } from "./mqtt-session.js";
 import { disconnect, endSessionByOperator, tick, type DisconnectOptions, type RouterEvent } from "./session-lifetime.js";
 import { viewSession, type RetainedPage, type SessionView, type SubscriptionView } from "./session-view.js";
 import type { RouterStats } from "./stats.js";

@@ -6,7 +6,7 @@
  */
 import { SESSION_NEVER_EXPIRES } from "../codec/packet.js";
 import { ownedSession, STALE, type RouterState, type Stale } from "./router-state.js";
-import type { Session } from "./session.js";
+import type { Session } from "./mqtt-session.js";
 import { disarmWill, fireWill, scheduleWill } from "./wills.js";
 
 /** Something the router did on its own during {@link Router.tick}, for logs and metrics. */

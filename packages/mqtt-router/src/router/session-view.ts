@@ -7,7 +7,7 @@
 import type { ProtocolVersion, QoS } from "../codec/packet.js";
 import type { Message } from "./message.js";
 import { SESSION_NEVER_EXPIRES } from "../codec/packet.js";
-import type { Session } from "./session.js";
+import type { Session } from "./mqtt-session.js";
 import type { SessionSubscription } from "./subscription.js";
 
 /** One subscription as an operator sees it. */

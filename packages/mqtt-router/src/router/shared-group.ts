@@ -2,7 +2,7 @@
  * A `$share/<group>/<filter>` group: its members and the round-robin choice among them.
  * @module
  */
-import type { Session } from "./session.js";
+import type { Session } from "./mqtt-session.js";
 import type { SessionSubscription } from "./subscription.js";
 
 /** One member of a shared group. */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Delivery, Message } from "./message.js";
-import type { Assigned } from "./session.js";
+import type { Assigned } from "./mqtt-session.js";
 import type { RouterSnapshot, RouterStore, SessionRecord, SessionSnapshot, StoredDelivery } from "./store.js";
 import type { SessionSubscription } from "./subscription.js";
 

@@ -5,7 +5,7 @@
  * commit that covers the change it promises. The router itself never waits: it stays sans-I/O.
  * @module
  */
-import type { Assigned } from "./session.js";
+import type { Assigned } from "./mqtt-session.js";
 import type { Delivery, Message } from "./message.js";
 import type { SessionSubscription } from "./subscription.js";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { PlanIndexes } from "./plan.js";
-import type { Session } from "./session.js";
+import type { Session } from "./mqtt-session.js";
 import { SharedGroup } from "./shared-group.js";
 import type { SessionSubscription } from "./subscription.js";
 import { TopicTrie } from "./topic-trie.js";

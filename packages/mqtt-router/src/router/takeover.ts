@@ -8,7 +8,7 @@
 import type { ProtocolVersion } from "../codec/packet.js";
 import { pump } from "./delivery.js";
 import { deliveryContext, ownedSession, type RouterState } from "./router-state.js";
-import { Session } from "./session.js";
+import { Session } from "./mqtt-session.js";
 import { endSession } from "./session-lifetime.js";
 import type { DeliverySink } from "./sink.js";
 import { armWill, disarmWill, fireWill, type WillRequest } from "./wills.js";

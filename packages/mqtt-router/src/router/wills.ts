@@ -7,7 +7,7 @@
 import type { Message } from "./message.js";
 import { publish } from "./publish.js";
 import type { RouterState } from "./router-state.js";
-import type { Session } from "./session.js";
+import type { Session } from "./mqtt-session.js";
 
 /** A will as a CONNECT asks for it. */
 export interface WillRequest {

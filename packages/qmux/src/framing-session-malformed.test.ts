@@ -5,7 +5,7 @@ import type { Carrier, FramingKind } from "./events.js";
 import { qmuxFrameArb } from "./testing/frame-arbitrary.js";
 import { createFraming } from "./index.js";
 import { encodeQmuxFrame } from "./qmux-codec.js";
-import { closedEvent, drainFrames, feed, paramsFrame } from "./testing/test-support.js";
+import { closedEvent, drainFrames, feed, paramsFrame } from "./framing-session.test-helpers.js";
 
 const KNOWN_CODES = new Set<number>(Object.values(TransportError));
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createFraming } from "./index.js";
 import type { FramingEvent, FramingKind } from "./events.js";
-import { closedEvent, pump, streamBytes } from "./testing/test-support.js";
+import { closedEvent, pump, streamBytes } from "./framing-session.test-helpers.js";
 
 function pair(kind: FramingKind) {
   const client = createFraming(kind, { role: "client" });

@@ -1,10 +1,10 @@
 // Helpers shared by this folder's tests (not part of the public API).
-import type { FramingEvent } from "../events.js";
-import type { Frame } from "../frame.js";
-import { encodeQmuxFrame } from "../qmux-codec.js";
-import type { FramingSession } from "../session.js";
-import { REFERENCE_PARAMS, type TransportParams } from "../transport-params.js";
-import { qmuxMessageWire } from "../wire.js";
+import type { FramingEvent } from "./events.js";
+import type { Frame } from "./frame.js";
+import { encodeQmuxFrame } from "./qmux-codec.js";
+import type { FramingSession } from "./framing-session.js";
+import { REFERENCE_PARAMS, type TransportParams } from "./transport-params.js";
+import { qmuxMessageWire } from "./wire.js";
 
 /** Application-level events (everything but "send") each side saw during a `pump`. */
 export interface Pumped {

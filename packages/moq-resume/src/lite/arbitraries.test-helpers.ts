@@ -1,13 +1,13 @@
 // fast-check generators for lite messages and whole streams, shared by the codec's tests.
 import fc from "fast-check";
-import type { Announce, AnnounceStatus } from "../announce.js";
-import type { Frame } from "../group.js";
-import type { LiteMessage } from "../messages.js";
-import type { SetupParameter } from "../parameters.js";
-import type { SetupFraming } from "../session.js";
-import type { Setup } from "../setup.js";
-import type { LiteStreamReaderOptions } from "../stream-reader.js";
-import type { SubscribeResponse } from "../subscribe.js";
+import type { Announce, AnnounceStatus } from "./announce.js";
+import type { Frame } from "./group.js";
+import type { LiteMessage } from "./messages.js";
+import type { SetupParameter } from "./parameters.js";
+import type { SetupFraming } from "./session-stream.js";
+import type { Setup } from "./setup.js";
+import type { LiteStreamReaderOptions } from "./stream-reader.js";
+import type { SubscribeResponse } from "./subscribe.js";
 import {
   type LiteVersion,
   LITE_01,
@@ -19,7 +19,7 @@ import {
   hasProbeRtt,
   hasTrackStream,
   isLegacy,
-} from "../version.js";
+} from "./version.js";
 
 /** A whole stream: how to read it and the messages it carries, in order. */
 export interface StreamCase {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TransportError } from "./errors.js";
 import { createFraming } from "./index.js";
-import { closedEvent, drainFrames, feed, paramsFrame, pump } from "./testing/test-support.js";
+import { closedEvent, drainFrames, feed, paramsFrame, pump } from "./framing-session.test-helpers.js";
 
 function server(params: Parameters<typeof createFraming>[1]["params"] = {}) {
   const s = createFraming("qmux-00", { role: "server", params });

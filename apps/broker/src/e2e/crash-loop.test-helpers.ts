@@ -13,10 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
-import { freePort, kill, startBroker } from "./broker-process.js";
-import { deliveryViolations, type Published, type Received } from "./delivery-oracle.js";
-import type { Got } from "./harness.js";
-import { seededRandom } from "./seeded-random.js";
+import { freePort, kill, startBroker } from "./broker-process.test-helpers.js";
+import { deliveryViolations, type Published, type Received } from "./delivery-oracle.test-helpers.js";
+import type { Got } from "./harness.test-helpers.js";
+import { seededRandom } from "./seeded-random.test-helpers.js";
 
 /** The shape of one run. */
 export interface CrashLoopOptions {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createFraming } from "./index.js";
-import { closedEvent, drainFrames, feed, paramsFrame } from "./testing/test-support.js";
+import { closedEvent, drainFrames, feed, paramsFrame } from "./framing-session.test-helpers.js";
 
 function ready(ours: number, peer: number) {
   const s = createFraming("qmux-00", { role: "server", params: { maxIdleTimeout: ours } });

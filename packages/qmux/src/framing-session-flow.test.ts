@@ -4,7 +4,7 @@ import { TransportError } from "./errors.js";
 import type { FramingEvent } from "./events.js";
 import type { Frame } from "./frame.js";
 import { createFraming } from "./index.js";
-import { closedEvent, drainFrames, feed, paramsFrame, pump, streamBytes } from "./testing/test-support.js";
+import { closedEvent, drainFrames, feed, paramsFrame, pump, streamBytes } from "./framing-session.test-helpers.js";
 
 function server(options: Parameters<typeof createFraming>[1] = { role: "server" }) {
   const s = createFraming("qmux-00", options);

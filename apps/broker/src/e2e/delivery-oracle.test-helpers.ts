@@ -1,6 +1,6 @@
 // Test-only: what "acknowledged means delivered" requires of what subscribers received, checked
 // after a run with crashes. Payloads are `<publisher>:<n>`, n increasing per publisher.
-import type { Got } from "./harness.js";
+import type { Got } from "./harness.test-helpers.js";
 
 /** One publisher's messages, in publish order. */
 export interface Published {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { TransportError } from "./errors.js";
 import type { Frame } from "./frame.js";
 import { createFraming } from "./index.js";
-import { closedEvent, drainFrames, feed, paramsFrame } from "./testing/test-support.js";
+import { closedEvent, drainFrames, feed, paramsFrame } from "./framing-session.test-helpers.js";
 
 function ready() {
   const s = createFraming("qmux-00", { role: "server" });

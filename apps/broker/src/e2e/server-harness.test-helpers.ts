@@ -8,7 +8,7 @@ import { pino } from "pino";
 import { afterEach } from "vitest";
 import { loadConfig } from "../config/index.js";
 import { startServer, type Server } from "../server.js";
-import { collect } from "./harness.js";
+import { collect } from "./harness.test-helpers.js";
 
 /** One test file's broker server, reset after every test. */
 export interface ServerFixture {

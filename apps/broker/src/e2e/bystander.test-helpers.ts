@@ -1,6 +1,6 @@
 // Test-only: a bystander MQTT.js client that must keep being served while someone attacks the broker.
 import type { MqttClient } from "mqtt";
-import { collect, until } from "./harness.js";
+import { collect, until } from "./harness.test-helpers.js";
 
 /** A full round trip through the broker: subscribe, publish QoS 1, receive it back. */
 export async function roundTrip(client: MqttClient, topic = `bystander/${String(Math.random()).slice(2)}`): Promise<void> {
