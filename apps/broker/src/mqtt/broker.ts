@@ -4,7 +4,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { ReasonCode, Router, type ProtocolOptions, type RouterOptions, type RouterSnapshot, type RouterStore } from "@handoff/mqtt-router";
+import { ReasonCode, Router, type ClientSession, type ProtocolOptions, type RouterOptions, type RouterSnapshot, type RouterStore } from "@handoff/mqtt-router";
 import { GenerationAllocator, type Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
 import { allowAll, type AccessControl } from "./access.js";
@@ -73,7 +73,7 @@ const LIMIT_SETTINGS: Readonly<Record<string, string>> = {
 
 /** The broker core. */
 export class Broker {
-  readonly router: Router;
+  readonly router: Router<ClientSession<ClientHandler>>;
   readonly counters = new BrokerCounters();
   readonly #ctx: HandlerContext;
   readonly #handlers = new Set<ClientHandler>();
@@ -154,7 +154,7 @@ export class Broker {
 
   /** The accepted connection that owns `clientId`'s session now, if any. */
   client(clientId: string): ConnectionInfo | undefined {
-    return ClientHandler.ownerOf(this.router, clientId)?.info;
+    return this.router.owner(clientId)?.host.info;
   }
 
   /**
@@ -163,7 +163,7 @@ export class Broker {
    * server-side disconnect (its will applies). False when no connection owns the id.
    */
   kick(clientId: string, reason: ReasonCode = ReasonCode.AdministrativeAction, text = "disconnected by an administrator"): boolean {
-    const handler = ClientHandler.ownerOf(this.router, clientId);
+    const handler = this.router.owner(clientId)?.host;
     if (handler === undefined) return false;
     this.#guard(handler, () => {
       handler.disconnect(reason, text);
@@ -260,7 +260,7 @@ export class Broker {
   #cutStalled(now: number): void {
     const { flow, log, counters } = this.#ctx;
     for (const clientId of flow.stalled(now)) {
-      const handler = ClientHandler.ownerOf(this.router, clientId);
+      const handler = this.router.owner(clientId)?.host;
       flow.release(clientId);
       if (handler === undefined) continue;
       counters.stalledSubscribersDisconnected += 1;

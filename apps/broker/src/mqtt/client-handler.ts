@@ -34,7 +34,8 @@ import type { Transport } from "./transport.js";
 
 /** What every handler shares: the router, the access hooks, the session options. */
 export interface HandlerContext {
-  readonly router: Router;
+  /** The router, whose owner of a client id is the session of one of these handlers. */
+  readonly router: Router<ClientSession<ClientHandler>>;
   readonly clock: Clock;
   readonly log: Logger;
   readonly access: AccessControl;
@@ -74,12 +75,6 @@ export class ClientHandler implements ClientSessionHost {
   /** An enhanced authentication exchange under way during CONNECT. */
   #enhanced: { readonly request: ConnectRequestEffect; readonly exchange: EnhancedExchange } | undefined;
   readonly #overLimit: boolean;
-
-  /** The handler whose session owns `clientId` now (the router's registry), if any. */
-  static ownerOf(router: Router, clientId: string): ClientHandler | undefined {
-    const host = ClientSession.ownerOf(router, clientId)?.host;
-    return host instanceof ClientHandler ? host : undefined;
-  }
 
   /** @param overLimit the broker is at its connection limit: refuse the CONNECT with 0x97 */
   constructor(ctx: HandlerContext, transport: Transport, overLimit = false) {

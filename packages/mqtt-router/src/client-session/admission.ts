@@ -7,7 +7,7 @@
 import { ReasonCode } from "../codec/reason-codes.js";
 import type { ConnectRequestEffect } from "../protocol/effects.js";
 import { messageProperties, own } from "./received-message.js";
-import type { SessionState } from "./session-state.js";
+import type { SessionSink, SessionState } from "./session-state.js";
 
 /** What the app decided about an authenticated CONNECT, beyond the packet itself. */
 export interface Admission {
@@ -17,11 +17,6 @@ export interface Admission {
    * Whether this client may read `topic` (the ACL at delivery); absent: everything is readable.
    */
   readonly readable?: (topic: string) => boolean;
-}
-
-/** The connection that owned the session before, told to leave on a takeover. */
-export interface PreviousOwner {
-  disconnect(reasonCode: number, reasonString?: string): void;
 }
 
 /**
@@ -36,7 +31,7 @@ export function imposedKeepAlive(asked: number, bounds: { readonly min: number; 
 }
 
 /** Claims the session for `request`, commits, CONNACKs, binds. */
-export async function admit(s: SessionState, request: ConnectRequestEffect, admission: Admission, previous: PreviousOwner | undefined): Promise<void> {
+export async function admit(s: SessionState, request: ConnectRequestEffect, admission: Admission, previous: SessionSink | undefined): Promise<void> {
   const { router, host, options } = s;
   // A new session past the cap (limits.maxSessions): 0x97 Quota exceeded (3.1.1: 3 Server unavailable).
   if (!router.admitsSession(request.clientId)) {

@@ -20,7 +20,7 @@ import type { SessionState } from "./session-state.js";
 
 /**
  * The session of one client connection. The router's owner of a client id is the one registry of
- * who holds it: {@link ClientSession.ownerOf} reads it.
+ * who holds it: {@link Router.owner} reads it.
  */
 export class ClientSession<H extends ClientSessionHost = ClientSessionHost> implements DeliverySink {
   readonly #host: H;
@@ -32,13 +32,7 @@ export class ClientSession<H extends ClientSessionHost = ClientSessionHost> impl
   /** The flow control wait this session is in, if any (see held-lane.ts). */
   #hold: Hold | undefined;
 
-  /** The session that owns `clientId` now, if a ClientSession does. */
-  static ownerOf(router: Router, clientId: string): ClientSession | undefined {
-    const sink = router.session(clientId)?.owner?.sink;
-    return sink instanceof ClientSession ? sink : undefined;
-  }
-
-  constructor(router: Router, host: H, options: ClientSessionOptions) {
+  constructor(router: Router<ClientSession<H>>, host: H, options: ClientSessionOptions) {
     this.#host = host;
     const conn = new MqttConnection(options.protocol);
     const flush = (): void => {
@@ -90,7 +84,7 @@ export class ClientSession<H extends ClientSessionHost = ClientSessionHost> impl
   /** Whether this session is the router's owner of its client id now. */
   get owning(): boolean {
     const id = this.#s.clientId;
-    return id !== undefined && ClientSession.ownerOf(this.#s.router, id) === this;
+    return id !== undefined && this.#s.router.owner(id) === this;
   }
 
   /** Bytes from the client. */
@@ -150,7 +144,7 @@ export class ClientSession<H extends ClientSessionHost = ClientSessionHost> impl
    * it gets DISCONNECT 0x8E), waits for the claim's commit, sends CONNACK, then binds.
    */
   admit(request: ConnectRequestEffect, admission: Admission): Promise<void> {
-    return admit(this.#s, request, admission, ClientSession.ownerOf(this.#s.router, request.clientId));
+    return admit(this.#s, request, admission, this.#s.router.owner(request.clientId));
   }
 
   #flush(): void {

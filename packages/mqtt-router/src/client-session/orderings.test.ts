@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import type { Packet } from "../codec/packet.js";
 import { ReasonCode } from "../codec/reason-codes.js";
 import { connectPacket } from "../protocol/test-client.test-helpers.js";
-import { ClientSession } from "./client-session.js";
 import { World, settle } from "./test-host.test-helpers.js";
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -138,7 +137,7 @@ describe("client session: CONNACK", () => {
     await world.commits.fail();
     expect(host.packets).toMatchObject([{ type: "connack", reasonCode: ReasonCode.ServerUnavailable }]);
     expect(session.accepted).toBe(false);
-    expect(ClientSession.ownerOf(world.router, "c")).toBeUndefined();
+    expect(world.router.owner("c")).toBeUndefined();
   });
 });
 
@@ -171,7 +170,7 @@ describe("client session: takeover", () => {
     const second = world.client("c2");
     second.send(connectPacket(5, { clientId: "c" }));
     await settle();
-    expect(ClientSession.ownerOf(world.router, "c")).toBe(second.session);
+    expect(world.router.owner("c")).toBe(second.session);
     expect(first.session.owning).toBe(false);
     await world.commits.commit();
     expect(world.log).toEqual([
@@ -194,10 +193,10 @@ describe("client session: takeover", () => {
     first.session.connectionLost();
     await settle();
     expect(first.host.releasedIds).toEqual([]);
-    expect(ClientSession.ownerOf(world.router, "c")).toBe(second.session);
+    expect(world.router.owner("c")).toBe(second.session);
     second.send({ type: "disconnect", reasonCode: 0, properties: {} });
     await settle();
     expect(second.host.releasedIds).toEqual(["c"]);
-    expect(ClientSession.ownerOf(world.router, "c")).toBeUndefined();
+    expect(world.router.owner("c")).toBeUndefined();
   });
 });

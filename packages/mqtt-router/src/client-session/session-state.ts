@@ -10,16 +10,22 @@ import type { CommitAcks } from "./acknowledgements.js";
 import type { ClientSessionHost, ClientSessionOptions } from "./host.js";
 import type { OrderedOutput } from "./ordered-output.js";
 
+/** What the client-session layer's router delivers to, and tells to go when it is taken over. */
+export interface SessionSink extends DeliverySink {
+  /** Sends DISCONNECT with `reasonCode` and closes (the session was taken over). */
+  disconnect(reasonCode: number, reasonString?: string): void;
+}
+
 /** One session's connection, router, host and where it is. */
 export interface SessionState {
   readonly conn: MqttConnection;
-  readonly router: Router;
+  readonly router: Router<SessionSink>;
   readonly host: ClientSessionHost;
   readonly options: ClientSessionOptions;
   readonly output: OrderedOutput;
   readonly acks: CommitAcks;
   /** What the router delivers to: the session itself. */
-  readonly sink: DeliverySink;
+  readonly sink: SessionSink;
   /** The client id, once CONNECT was accepted for the session. */
   clientId: string | undefined;
   /** The fence token of the session claim, while this connection holds it. */

@@ -132,7 +132,7 @@ export class TestHost implements ClientSessionHost {
 export class World {
   readonly clock = new ManualClock(1_000);
   readonly commits = new ManualCommits();
-  readonly router = new Router({ clock: this.clock });
+  readonly router = new Router<ClientSession<TestHost>>({ clock: this.clock });
   readonly log: string[] = [];
 
   /** A session speaking for one client of `version`, as its host sees it. */

@@ -14,6 +14,7 @@
  */
 import { acknowledge, inboundQos2, pubrec } from "./acks.js";
 import type { Message } from "./message.js";
+import type { DeliverySink } from "./sink.js";
 import type { DeliveryPlan } from "./plan.js";
 import { isBacklogged } from "./pressure.js";
 import { clearRetained, execute, plan as makePlan, publish, type ExecuteOutcome } from "./publish.js";
@@ -29,8 +30,11 @@ import type { RouterSnapshot } from "./store.js";
 import { subscribe, unsubscribe, type SubscribeGrant, type SubscribeRequest } from "./subscriptions.js";
 import { admitsSession, bind, connect, unbind, type ConnectOutcome, type ConnectRequest } from "./takeover.js";
 
-/** The MQTT router. */
-export class Router {
+/**
+ * The MQTT router. `Sink` is its type of connection (what a CONNECT hands it, what
+ * {@link Router.owner} gives back): the router is the one registry of who owns a client id.
+ */
+export class Router<Sink extends DeliverySink = DeliverySink> {
   /** What the router counted (deliveries, drops by reason, takeovers, limits). */
   readonly stats: RouterStats;
   readonly #state: RouterState;
@@ -148,8 +152,14 @@ export class Router {
    * deliveries go back to the front of the queue with their packet ids for a DUP=1 resend. The new
    * owner is *behind* until {@link Router.bind}: nothing is sent to it before then.
    */
-  connect(request: ConnectRequest): ConnectOutcome {
+  connect(request: ConnectRequest<Sink>): ConnectOutcome {
     return connect(this.#state, request);
+  }
+
+  /** The connection that owns `clientId`'s session now (bound or not), if one does. */
+  owner(clientId: string): Sink | undefined {
+    // Every owner's sink came in through connect(), which takes a Sink only.
+    return this.#state.sessions.get(clientId)?.owner?.sink as Sink | undefined;
   }
 
   /**

@@ -129,3 +129,20 @@ describe("displaced connections are fenced (invariant 7)", () => {
     expect(router.stats.takeovers).toBe(1);
   });
 });
+
+describe("the owner of a client id", () => {
+  it("is the sink of the connection that claimed it last, bound or not, until it disconnects", () => {
+    const { router } = newRouter();
+    expect(router.owner("c")).toBeUndefined();
+    const a1 = online(router, "c");
+    expect(router.owner("c")).toBe(a1.sink);
+    const a2 = recordingSink();
+    const claim = router.connect({ clientId: "c", cleanStart: false, sessionExpiryInterval: 3600, receiveMaximum: 10, protocolVersion: 5, sink: a2 });
+    expect(router.owner("c")).toBe(a2); // before bind too: the takeover is complete on connect
+    router.disconnect("c", a1.generation, { publishWill: false });
+    expect(router.owner("c")).toBe(a2); // the displaced connection cannot release it
+    router.disconnect("c", claim.generation, { publishWill: false });
+    expect(router.owner("c")).toBeUndefined();
+    expect(router.session("c")).toBeDefined(); // the session outlives its owner (expiry 3600 s)
+  });
+});

@@ -13,8 +13,8 @@ import { endSession } from "./session-lifetime.js";
 import type { DeliverySink } from "./sink.js";
 import { armWill, disarmWill, fireWill, type WillRequest } from "./wills.js";
 
-/** A connection asking to own a session. */
-export interface ConnectRequest {
+/** A connection asking to own a session; `Sink` is the router's type of connection. */
+export interface ConnectRequest<Sink extends DeliverySink = DeliverySink> {
   readonly clientId: string;
   readonly cleanStart: boolean;
   /** Seconds; 0 ends the session with the connection; 0xFFFFFFFF never expires. */
@@ -22,7 +22,7 @@ export interface ConnectRequest {
   /** The client's Receive Maximum (1..65535). */
   readonly receiveMaximum: number;
   readonly protocolVersion: ProtocolVersion;
-  readonly sink: DeliverySink;
+  readonly sink: Sink;
   /**
    * Whether this client may read `topic` (the ACL at delivery): a copy for a topic it may not read
    * is never queued nor sent, whatever filter matched it. Absent: everything is readable.
