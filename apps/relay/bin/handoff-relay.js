@@ -1,11 +1,6 @@
 #!/usr/bin/env node
 // handoff-relay: runs the built relay (dist/, made by `pnpm build`, which `pnpm install` runs).
 // `pnpm --filter relay dev` runs the sources in watch mode instead.
-import { existsSync } from "node:fs";
+import { launch } from "@handoff/app-kit/launch";
 
-const main = new URL("../dist/main.js", import.meta.url);
-if (!existsSync(main)) {
-  process.stderr.write("handoff-relay: not built yet; run `pnpm build` in the repository first\n");
-  process.exit(2);
-}
-await import(main.href);
+await launch("handoff-relay", new URL("../dist/main.js", import.meta.url));
