@@ -143,7 +143,7 @@ describe("LiteSession", () => {
     expect(sub.decode(subStream, { role: "opened", kind: "subscribe", version: LITE_04 })[0]).toMatchObject({ type: "subscribe_ok" });
   });
 
-  it("flushes a subscriber once per turn and per new group, however many frames the turn brought, and sends them together", () => {
+  it("flushes a subscriber once per turn, however many frames the turn brought, and sends a new group's header with its frames", () => {
     const origin = testOrigin();
     const publisher = new TestPeer(origin, { id: 1 });
     const [pubAnnounce] = publisher.opened(true);
@@ -158,16 +158,35 @@ describe("LiteSession", () => {
     const group = track.createGroup(0);
     for (const b of [1, 2, 3]) group.write(Uint8Array.of(b));
     group.finish();
-    // The new group went out at once (its header); three frames and the end: one flush at the turn's end.
+    // The new group's header waits for the turn's one flush, which sends it with the frames.
+    expect(sub.opened(false)).toEqual([]);
+    expect(deferred).toHaveLength(1);
+    for (const flush of deferred.splice(0)) flush();
     const [down] = sub.opened(false);
     if (down === undefined) throw new Error("no group stream downstream");
-    expect(deferred).toHaveLength(1);
-    const data = () => sub.events.filter((e) => e.kind === "stream-data" && e.streamId === down);
-    expect(data()).toHaveLength(1);
-    for (const flush of deferred.splice(0)) flush();
     expect(sub.decode(down, { role: "accepted-uni", version: LITE_04 }).flatMap((m) => (m.type === "frame" ? [m.payload[0]] : []))).toEqual([1, 2, 3]);
-    // The frames and FIN left in one STREAM frame.
-    expect(data()).toHaveLength(2);
+    // Header, frames and FIN left in one STREAM frame.
+    expect(sub.events.filter((e) => e.kind === "stream-data" && e.streamId === down)).toHaveLength(1);
+  });
+
+  it("writes a held group header at the turn's flush even when no frame came", () => {
+    const origin = testOrigin();
+    const publisher = new TestPeer(origin, { id: 1 });
+    const [pubAnnounce] = publisher.opened(true);
+    if (pubAnnounce === undefined) throw new Error("no announce stream");
+    publisher.write(pubAnnounce, publisher.writer.encode({ type: "announce", status: "active", suffix: "cam", hops: [] }));
+    const deferred: (() => void)[] = [];
+    const sub = new TestPeer(origin, { id: 2, defer: (flush) => deferred.push(flush) });
+    sub.open([{ type: "stream_header", kind: "subscribe" }, subscribe(7, "cam")]);
+    for (const flush of deferred.splice(0)) flush();
+    const track = origin.upstreamCopy("cam", "video");
+    if (track === undefined) throw new Error("no shared track");
+    track.createGroup(0);
+    expect(sub.opened(false)).toEqual([]);
+    for (const flush of deferred.splice(0)) flush();
+    const [down] = sub.opened(false);
+    if (down === undefined) throw new Error("no group stream downstream");
+    expect(sub.decode(down, { role: "accepted-uni", version: LITE_04 }).slice(1)).toEqual([{ type: "group", subscribe: 7, sequence: 0 }]);
   });
 
   it("skips the oldest group of a subscriber that falls too far behind", () => {

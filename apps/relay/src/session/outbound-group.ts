@@ -30,6 +30,12 @@ export type PumpResult =
   | "blocked"
   /** Every frame available now is written: wait for the next frame. */
   | "idle"
+  /**
+   * Asked to `hold` a lone header: the stream is open and its header encoded but nothing written
+   * yet, so that it leaves with the group's first frames (one message, not two); the caller pumps
+   * again before the turn ends.
+   */
+  | "held"
   /** FIN or reset was written: the group is done. */
   | "done";
 
@@ -48,6 +54,8 @@ export class OutboundGroup implements Scheduled {
   #previous = 0;
   readonly #timed: boolean;
   #done = false;
+  /** The header is encoded and held, nothing of the stream written yet. */
+  #headerUnsent = false;
   /** Frames were skipped (a gap): the group must not end with FIN as if whole. */
   #incomplete = false;
 
@@ -85,8 +93,11 @@ export class OutboundGroup implements Scheduled {
     return this.#done;
   }
 
-  /** Writes as much as the framing takes now. */
-  pump(io: StreamIo): PumpResult {
+  /**
+   * Writes as much as the framing takes now. With `hold`, a header that no frame follows yet is
+   * kept back ("held") instead of being written alone.
+   */
+  pump(io: StreamIo, hold = false): PumpResult {
     if (this.#done) return "done";
     if (this.streamId === undefined) {
       const id = io.open(false);
@@ -100,6 +111,7 @@ export class OutboundGroup implements Scheduled {
           { type: "group", subscribe: this.#subscribeId, sequence: this.sequence, ...(this.#frameStart > 0 ? { frameStart: this.#frameStart } : {}) },
         ]),
       );
+      this.#headerUnsent = true;
     }
     const id = this.streamId;
     for (;;) {
@@ -131,6 +143,7 @@ export class OutboundGroup implements Scheduled {
         }
       }
       if (this.#heldBytes === 0 && !fin) return "idle";
+      if (hold && !fin && this.#held.length === 1 && this.#headerUnsent) return "held";
       const full = this.#heldBytes >= COALESCE_BYTES;
       const bytes = this.#take();
       const accepted = io.write(id, bytes, fin && !this.#incomplete);
@@ -171,6 +184,7 @@ export class OutboundGroup implements Scheduled {
   }
 
   #release(): void {
+    this.#headerUnsent = false;
     this.#held = [];
     this.#heldBytes = 0;
   }

@@ -32,6 +32,8 @@ export class Serving implements ServeHost {
   readonly #owner = new Map<OutboundGroup, ServedSubscription>();
   /** Opened groups to pump at the next flush. */
   readonly #dirty = new Set<OutboundGroup>();
+  /** Groups whose header a holding flush kept back: dirty for the turn's flush. */
+  readonly #held: OutboundGroup[] = [];
   readonly #responders = new Map<ServedSubscription, SubscribeResponder>();
   /** The peer's uni stream limit refused an open; cleared by streams-available. */
   #streamsBlocked = false;
@@ -120,8 +122,9 @@ export class Serving implements ServeHost {
     this.#schedule(sub, group);
     // A new group flushes at once, without waiting for the turn's end: a turn that brings more
     // groups than the track's cache holds (a stalled process catching up) would otherwise have
-    // them evicted before they were written.
-    this.flush();
+    // them evicted before they were written. A header with no frame yet is held for the turn's
+    // flush, so that it leaves with the first frames in one message.
+    this.flush(true);
     this.#ctx.drain();
   }
 
@@ -145,6 +148,11 @@ export class Serving implements ServeHost {
   /** @inheritdoc */
   kick(sub: ServedSubscription): void {
     this.#wake(sub);
+    this.#queueFlush();
+  }
+
+  /** Flushes once later in this turn (kicks and held headers of one turn share it). */
+  #queueFlush(): void {
     if (this.#flushQueued) return;
     this.#flushQueued = true;
     this.#defer(() => {
@@ -280,8 +288,9 @@ export class Serving implements ServeHost {
   /**
    * Pumps the streams that gained data or room, then opens waiting groups in send order while the
    * peer allows streams. Visits nothing else, so its cost does not grow with the backlog.
+   * `hold`: headers of new groups with no frame yet wait for the turn's flush (see {@link startGroup}).
    */
-  flush(): void {
+  flush(hold = false): void {
     const ctx = this.#ctx;
     if (ctx.closed || this.#flushing) return;
     this.#flushing = true;
@@ -289,7 +298,7 @@ export class Serving implements ServeHost {
       // A Set iterates what is added while iterating: a group dirtied again is pumped again.
       for (const out of this.#dirty) {
         this.#dirty.delete(out);
-        this.#after(out, this.#pump(out));
+        this.#after(out, this.#pump(out, hold));
       }
       while (!this.#streamsBlocked) {
         const lane = this.#ready.peek();
@@ -302,7 +311,7 @@ export class Serving implements ServeHost {
           this.#ready.delete(lane);
           continue;
         }
-        const result = this.#pump(out);
+        const result = this.#pump(out, hold);
         if (result === "no-stream") {
           this.#streamsBlocked = true;
           this.#contended = true;
@@ -317,6 +326,11 @@ export class Serving implements ServeHost {
     } finally {
       this.#flushing = false;
     }
+    if (this.#held.length === 0) return;
+    // Added after the loops: the dirty set's iteration would pump them again at once.
+    for (const out of this.#held) this.#dirty.add(out);
+    this.#held.length = 0;
+    this.#queueFlush();
   }
 
   /** Session over: closes every subscription without writing anything. */
@@ -330,12 +344,13 @@ export class Serving implements ServeHost {
     this.#lanes.clear();
     this.#ready.clear();
     this.#dirty.clear();
+    this.#held.length = 0;
     this.#owner.clear();
   }
 
-  #pump(out: OutboundGroup): PumpResult {
+  #pump(out: OutboundGroup, hold: boolean): PumpResult {
     this.#pumps += 1;
-    return out.pump(this.#ctx.io);
+    return out.pump(this.#ctx.io, hold);
   }
 
   /** Files `out` by what its pump achieved: done, waiting for a frame, or for room. */
@@ -349,6 +364,9 @@ export class Serving implements ServeHost {
         if (owner !== undefined) this.#lanes.get(owner)?.idle.add(out);
         return;
       }
+      case "held":
+        this.#held.push(out);
+        return;
       case "blocked":
       case "no-stream":
         // A writable event (or streams-available) brings it back.
