@@ -17,7 +17,7 @@ import type { AnnounceEvent } from "../origin/origin.js";
 import type { StreamId } from "@handoff/qmux";
 import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
-import { refuse, type RoleTable } from "./role-table.js";
+import { refuse, type StreamFate } from "./role-table.js";
 
 /** The roles of announce streams: ours reading the peer's announces, the peer's being served. */
 export type AnnounceRole =
@@ -30,7 +30,8 @@ export type AnnounceRole =
  */
 export class Announces {
   readonly #ctx: SessionContext;
-  readonly #roles: RoleTable<AnnounceRole>;
+  /** Drops the role of a served stream that ended on its own (an announce the wire cannot carry). */
+  readonly #ended: (id: StreamId) => void;
   /** Paths the peer announced and the origin holds for it. */
   readonly #announced = new Set<string>();
   /** The peer's hop id from its ANNOUNCE_OK (lite-05): the implicit last hop of its announces. */
@@ -40,42 +41,47 @@ export class Announces {
   #nextPeerId = 0;
   #requests = 0;
 
-  constructor(ctx: SessionContext, roles: RoleTable<AnnounceRole>) {
+  /** @param ended drops the role of served stream `id`, ended from another session's event */
+  constructor(ctx: SessionContext, ended: (id: StreamId) => void) {
     this.#ctx = ctx;
-    this.#roles = roles;
+    this.#ended = ended;
   }
 
-  /** Asks the peer what it publishes, if it may publish anything at all (session ready). */
-  request(): void {
+  /**
+   * Asks the peer what it publishes, if it may publish anything at all (session ready); returns
+   * the stream it opened with its role, for the dispatcher to file.
+   */
+  request(): { readonly stream: StreamId; readonly role: AnnounceRole } | undefined {
     const ctx = this.#ctx;
-    if (ctx.permissions.publish.length === 0) return;
+    if (ctx.permissions.publish.length === 0) return undefined;
     const writer = ctx.writer;
-    if (writer === undefined) return;
+    if (writer === undefined) return undefined;
     const id = ctx.io.open(true);
-    if (id === undefined) return;
+    if (id === undefined) return undefined;
     const version = ctx.version;
-    if (version === undefined) return;
-    this.#roles.set(id, { kind: "announce-intake", reader: new LiteStreamReader({ role: "opened", kind: "announce", version }) });
+    if (version === undefined) return undefined;
     const request: AnnounceRequest = { type: "announce_request", prefix: "", excludeHop: ctx.origin.hopId };
     ctx.io.send(id, writer.encodeAll([{ type: "stream_header", kind: "announce" }, request]), false);
+    return { stream: id, role: { kind: "announce-intake", reader: new LiteStreamReader({ role: "opened", kind: "announce", version }) } };
   }
 
-  /** Serves an ANNOUNCE_REQUEST that came on accepted stream `id`. */
-  serve(id: StreamId, reader: LiteStreamReader, msg: AnnounceRequest): void {
+  /**
+   * Serves an ANNOUNCE_REQUEST that came on accepted stream `id`: the stream's new role, "end"
+   * when it was refused, or "keep" (its role unchanged) before the session is ready.
+   */
+  serve(id: StreamId, reader: LiteStreamReader, msg: AnnounceRequest): AnnounceRole | StreamFate {
     const ctx = this.#ctx;
     const version = ctx.version;
     const writer = ctx.writer;
-    if (version === undefined || writer === undefined) return;
+    if (version === undefined || writer === undefined) return "keep";
     const prefix = joinPath(ctx.root, msg.prefix);
     if (!overlaps(ctx.permissions.subscribe, prefix)) {
-      this.#roles.delete(id);
       refuse(ctx.io, id, true, RelayCode.Unauthorized);
-      return;
+      return "end";
     }
     if (this.#requests >= ctx.limits.maxAnnounceRequests) {
-      this.#roles.delete(id);
       refuse(ctx.io, id, true, RelayCode.TooMany);
-      return;
+      return "end";
     }
     const visible = (e: AnnounceEvent): boolean =>
       allowed(ctx.permissions.subscribe, e.path) && (msg.excludeHop === 0 || !e.hops.includes(msg.excludeHop));
@@ -110,7 +116,7 @@ export class Announces {
         live = false;
         watch.close();
         this.#requests -= 1;
-        this.#roles.delete(id);
+        this.#ended(id);
         refuse(ctx.io, id, true, err.code);
         return false;
       }
@@ -141,29 +147,28 @@ export class Announces {
       : initialWire;
     if (lite05) messages.unshift({ type: "announce_ok", hopId: ctx.origin.hopId, activeCount: initial.length });
     this.#requests += 1;
-    if (messages.length > 0 && !send(messages)) return;
-    this.#roles.set(id, {
+    if (messages.length > 0 && !send(messages)) return "end";
+    return {
       kind: "announce-serve",
       reader,
       close: () => {
         this.#requests -= 1;
         watch.close();
       },
-    });
+    };
   }
 
-  /** Reads the peer's announces on our announce stream `id`. */
-  intake(id: StreamId, reader: LiteStreamReader): void {
+  /** Reads the peer's announces on our announce stream `id`; "end" when that stream is over. */
+  intake(id: StreamId, reader: LiteStreamReader): StreamFate {
     const ctx = this.#ctx;
     for (;;) {
       const step = reader.next();
-      if (step.kind === "need_more") return;
+      if (step.kind === "need_more") return "keep";
       if (step.kind === "end" || step.kind === "error") {
-        this.#roles.delete(id);
         this.withdrawAll();
         if (step.kind === "error") refuse(ctx.io, id, true, step.error.code);
         else ctx.io.send(id, new Uint8Array(0), true);
-        return;
+        return "end";
       }
       const msg = step.message;
       if (msg.type === "announce_init") {
@@ -174,10 +179,9 @@ export class Announces {
         const suffix = this.#resolve(msg);
         if (suffix === undefined) {
           // An END or UPDATE naming an id never assigned (or already ended) breaks the stream.
-          this.#roles.delete(id);
           this.withdrawAll();
           refuse(ctx.io, id, true, RelayCode.ProtocolViolation);
-          return;
+          return "end";
         }
         const hops = this.#peerHop === undefined || msg.status === "ended" ? msg.hops : [...msg.hops, this.#peerHop];
         // A broadcast that already went through us has looped: discard it.

@@ -235,7 +235,7 @@ describe("StreamDispatch: served subscriptions", () => {
 describe("StreamDispatch: the relay's subscriptions on the peer", () => {
   it("routes the peer's FIN on our SUBSCRIBE stream to the subscription, which finishes its copy", () => {
     const { h, dispatch } = dispatcher();
-    const up = h.upstreams.subscribe("cam", "video", 0, () => undefined);
+    const up = h.subscribeUpstream("cam", "video", 0, () => undefined);
     const [stream] = h.io.opened(true);
     dispatch.data(stream ?? -1, new Uint8Array(0), true);
     expect(up?.track.terminal()).toEqual({ kind: "finished" });
@@ -243,7 +243,7 @@ describe("StreamDispatch: the relay's subscriptions on the peer", () => {
 
   it("aborts the copy of a subscription whose stream the peer resets", () => {
     const { h, dispatch } = dispatcher();
-    const up = h.upstreams.subscribe("cam", "video", 0, () => undefined);
+    const up = h.subscribeUpstream("cam", "video", 0, () => undefined);
     const [stream] = h.io.opened(true);
     dispatch.reset(stream ?? -1, 404, false);
     expect(up?.track.terminal()).toEqual({ kind: "aborted", reason: 404 });
@@ -252,7 +252,7 @@ describe("StreamDispatch: the relay's subscriptions on the peer", () => {
 
   it("aborts an inbound group the peer resets, and ignores a STOP_SENDING on it", () => {
     const { h, dispatch, peerOpens } = dispatcher();
-    const up = h.upstreams.subscribe("cam", "video", 0, () => undefined);
+    const up = h.subscribeUpstream("cam", "video", 0, () => undefined);
     peerOpens(2, false, [
       { type: "stream_header", kind: "group" },
       { type: "group", subscribe: 0, sequence: 0 },
@@ -268,7 +268,7 @@ describe("StreamDispatch: the relay's subscriptions on the peer", () => {
 
   it("withdraws the peer's announces when it resets our announce stream", () => {
     const { h, dispatch, writer } = dispatcher();
-    h.announces.request();
+    dispatch.requestAnnounces();
     const [stream] = h.io.opened(true);
     dispatch.data(stream ?? -1, writer.encode({ type: "announce", status: "active", suffix: "cam", hops: [] }), false);
     expect(h.origin.broadcasts).toBe(1);

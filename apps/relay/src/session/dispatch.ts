@@ -1,5 +1,6 @@
 import { hasTrackStream, type LiteMessage, LiteStreamReader, type LiteVersion, UniStreamType } from "@handoff/moq-resume/lite";
 import type { StreamId } from "@handoff/qmux";
+import type { PlaceCopy, UpstreamTrack } from "../origin/route.js";
 import type { Announces } from "./announces.js";
 import type { SessionContext } from "./context.js";
 import { fetchDone, type FetchRole, type GroupFetcher, serveFetch } from "./fetch.js";
@@ -36,7 +37,9 @@ export interface FetchSource extends GroupFetcher {
 /**
  * Routes each stream's events to the module that owns its kind: control streams the peer opened
  * (ANNOUNCE_REQUEST, SUBSCRIBE), our announce and subscribe streams, and group streams both ways.
- * It reads the session's stream table to route; modules file the roles of their own streams.
+ * It owns the routing by the session's stream table: Upstreams returns the roles of its streams
+ * (and whether an event ended one) for the dispatcher to file and drop, and so do Announces; the other modules still
+ * file their own through a RoleTable view.
  */
 export class StreamDispatch {
   /** Fetches being answered, so a credit update pumps them without walking every stream. */
@@ -82,6 +85,24 @@ export class StreamDispatch {
     if (bidi) this.#roles.set(id, { kind: "accepted", reader: new LiteStreamReader({ role: "accepted-bidi", version }) });
     else if (hasTrackStream(version)) this.#roles.set(id, { kind: "uni-pending" });
     else this.#roles.set(id, { kind: "group-in", group: new InboundGroup(version, this.#ctx.limits.maxGroupBytes, this.#ctx.memory) });
+  }
+
+  /** Asks the peer for its announces (see {@link Announces.request}) and files the role of the stream it opened. */
+  requestAnnounces(): void {
+    const opened = this.#announces.request();
+    if (opened !== undefined) this.#roles.set(opened.stream, opened.role);
+  }
+
+  /** Drops the role of stream `id`, which a module ended outside any event of it. */
+  forget(id: StreamId): void {
+    this.#roles.delete(id);
+  }
+
+  /** Subscribes upstream (see {@link Upstreams.subscribe}) and files the role Upstreams gives our SUBSCRIBE stream. */
+  subscribeUpstream(path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined {
+    const opened = this.#upstreams.subscribe(path, track, priority, place);
+    if (opened !== undefined) this.#roles.set(opened.stream, opened.role);
+    return opened?.upstream;
   }
 
   /** The lite-05 SETUP exchange completed: handle the requests that waited for it. */
@@ -206,16 +227,16 @@ export class StreamDispatch {
       case "announce-intake":
         handler.reader.push(bytes);
         if (fin) handler.reader.end();
-        this.#announces.intake(id, handler.reader);
+        if (this.#announces.intake(id, handler.reader) === "end") this.#roles.delete(id);
         return;
       case "upstream":
-        this.#upstreams.receive(id, handler.sub, bytes, fin);
+        if (this.#upstreams.receive(id, handler.sub, bytes, fin) === "end") this.#roles.delete(id);
         return;
       case "track-query":
         if (!handler.query.receive(this.#ctx, id, bytes, fin)) this.#roles.delete(id);
         return;
       case "group-in":
-        this.#upstreams.receiveGroup(id, handler.group, bytes, fin);
+        if (this.#upstreams.receiveGroup(id, handler.group, bytes, fin) === "end") this.#roles.delete(id);
         return;
       case "group-out":
       case "goaway-out":
@@ -248,6 +269,7 @@ export class StreamDispatch {
         handler.group.reset();
         return;
       case "upstream":
+        this.#roles.delete(id);
         this.#upstreams.reset(id, handler.sub, code, stopSending);
         return;
       case "subscribe-serve":
@@ -352,7 +374,11 @@ export class StreamDispatch {
         if (served !== undefined && !served.fetch.done) this.#fetches.set(id, served);
       }
     } else if (msg.type === "announce_request") {
-      if (handler.kind === "accepted") this.#announces.serve(id, handler.reader, msg);
+      if (handler.kind === "accepted") {
+        const role = this.#announces.serve(id, handler.reader, msg);
+        if (role === "end") this.#roles.delete(id);
+        else if (role !== "keep") this.#roles.set(id, role);
+      }
     } else if (msg.type === "subscribe") {
       if (handler.kind === "accepted") this.#serving.serve(id, handler.reader, msg);
     } else if (msg.type === "subscribe_update") {

@@ -10,6 +10,8 @@ import { Origin } from "../origin/origin.js";
 import type { PlaceCopy, RouteSource, UpstreamTrack } from "../origin/route.js";
 import { fakeSource, type FakeSource } from "../origin/test-source.test-helpers.js";
 import type { StreamId } from "@handoff/qmux";
+import type { InboundGroup } from "./inbound-group.js";
+import type { UpstreamSubscription } from "./upstream-subscription.js";
 import { Announces } from "./announces.js";
 import type { SessionContext } from "./context.js";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./limits.js";
@@ -240,7 +242,7 @@ export class Harness {
     this.source = {
       id: options.id ?? 1,
       subscribeUpstream: (path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined =>
-        this.upstreams.subscribe(path, track, priority, place),
+        this.subscribeUpstream(path, track, priority, place),
       askTrackInfo: (path, track, answer) => askTrackInfo(this.ctx, this.handlers, path, track, answer),
     };
     this.ctx = {
@@ -277,8 +279,34 @@ export class Harness {
     this.serving = new Serving(this.ctx, this.handlers, (flush) => {
       flush();
     });
-    this.upstreams = new Upstreams(this.ctx, this.handlers);
-    this.announces = new Announces(this.ctx, this.handlers);
+    this.upstreams = new Upstreams(this.ctx);
+    this.announces = new Announces(this.ctx, (id) => {
+      this.handlers.delete(id);
+    });
+  }
+
+  /** Subscribes upstream as the dispatcher does: the role Upstreams gives the SUBSCRIBE stream is filed. */
+  subscribeUpstream(path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined {
+    const opened = this.upstreams.subscribe(path, track, priority, place);
+    if (opened === undefined) return undefined;
+    this.handlers.set(opened.stream, opened.role);
+    return opened.upstream;
+  }
+
+  /** Bytes on our SUBSCRIBE stream `id`, handled as the dispatcher does (the role goes when it ends). */
+  receiveUpstream(id: StreamId, sub: UpstreamSubscription, bytes: Uint8Array, fin: boolean): void {
+    if (this.upstreams.receive(id, sub, bytes, fin) === "end") this.handlers.delete(id);
+  }
+
+  /** The peer reset our SUBSCRIBE stream `id`, handled as the dispatcher does. */
+  resetUpstream(id: StreamId, sub: UpstreamSubscription, code: number, stopSending: boolean): void {
+    this.handlers.delete(id);
+    this.upstreams.reset(id, sub, code, stopSending);
+  }
+
+  /** Bytes on the peer's group stream `id`, handled as the dispatcher does. */
+  receiveGroup(id: StreamId, group: InboundGroup, bytes: Uint8Array, fin: boolean): void {
+    if (this.upstreams.receiveGroup(id, group, bytes, fin) === "end") this.handlers.delete(id);
   }
 
   /** A fake publisher announcing `path` to the origin (the peer's SUBSCRIBEs are routed to it). */

@@ -65,9 +65,9 @@ describe("Upstreams: inbound group streams", () => {
     const { h, up, writer } = upstream();
     const all = groupBytes(writer, 0, 0, bytes(1, 2));
     const group = new InboundGroup(LITE_04);
-    h.upstreams.receiveGroup(2, group, all.subarray(0, all.length - 2), false);
+    h.receiveGroup(2, group, all.subarray(0, all.length - 2), false);
     expect(frames(up.track, 0)).toEqual([1]);
-    h.upstreams.receiveGroup(2, group, all.subarray(all.length - 2), false);
+    h.receiveGroup(2, group, all.subarray(all.length - 2), false);
     expect(frames(up.track, 0)).toEqual([1, 2]);
     expect(up.track.group(0)?.finished).toBe(false);
   });

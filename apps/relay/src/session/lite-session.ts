@@ -137,13 +137,16 @@ export class LiteSession implements RouteSource {
       },
     };
     this.#ctx = ctx;
-    this.#announces = new Announces(ctx, this.#roles);
+    // An announce the wire cannot carry ends a served stream from another session's event.
+    this.#announces = new Announces(ctx, (id) => {
+      this.#dispatch.forget(id);
+    });
     this.#serving = new Serving(ctx, this.#roles, this.#defer);
-    this.#upstreams = new Upstreams(ctx, this.#roles);
+    this.#upstreams = new Upstreams(ctx);
     this.#setup = new SetupExchange(ctx, this.#root, (narrowed, role) => {
       this.#root = narrowed;
       // A subscriber-only peer publishes nothing: no need to ask it.
-      if (role !== "subscriber") this.#announces.request();
+      if (role !== "subscriber") this.#dispatch.requestAnnounces();
       this.#dispatch.resume();
     });
     this.#dispatch = new StreamDispatch(ctx, this.#roles, this.#announces, this.#serving, this.#upstreams, {
@@ -261,7 +264,7 @@ export class LiteSession implements RouteSource {
     // Asked from a subscriber's event: a failure here is this session's, and the track gets no copy from it.
     let upstream: UpstreamTrack | undefined;
     this.contain("subscribe-upstream", () => {
-      upstream = this.#upstreams.subscribe(path, track, priority, place);
+      upstream = this.#dispatch.subscribeUpstream(path, track, priority, place);
     });
     return upstream;
   }
@@ -312,7 +315,7 @@ export class LiteSession implements RouteSource {
         if (this.#mode.kind === "transport") this.#versionFromTransport();
         // lite-05 exchanges SETUPs first; announces are asked for once the peer's is read.
         if (this.#version !== undefined && hasTrackStream(this.#version)) this.#setup.send();
-        else if (this.#version !== undefined) this.#announces.request();
+        else if (this.#version !== undefined) this.#dispatch.requestAnnounces();
         return;
       case "stream-opened":
         this.#onStreamOpened(event.streamId, event.bidi);
@@ -410,7 +413,7 @@ export class LiteSession implements RouteSource {
       }
       this.#setVersion(version);
       this.#io.send(id, new LiteStreamWriter(version).encode({ type: "server_setup", version, parameters: [] }), false);
-      if (this.#transportReady) this.#announces.request();
+      if (this.#transportReady) this.#dispatch.requestAnnounces();
     }
   }
 

@@ -15,6 +15,9 @@ export interface RoleTable<R> {
   values(): Iterable<{ readonly kind: string }>;
 }
 
+/** What becomes of a stream after a module handled an event on it: its role stays, or is over (the dispatcher drops it). */
+export type StreamFate = "keep" | "end";
+
 /** A stream we refused: whatever else arrives on it is read and ignored. */
 export interface IgnoreRole {
   readonly kind: "ignore";

@@ -12,7 +12,7 @@ export const atLiveEdge: PlaceCopy = () => undefined;
 export function upstream(options: HarnessOptions & { readonly boundary?: Boundary } = {}) {
   const h = new Harness(options);
   const placed: Track[] = [];
-  const up = h.upstreams.subscribe("cam", "video", 5, (copy) => {
+  const up = h.subscribeUpstream("cam", "video", 5, (copy) => {
     placed.push(copy);
     return options.boundary;
   });
@@ -46,7 +46,7 @@ export function groupBytes(writer: LiteStreamWriter, subscribe: number, sequence
 export function receiveGroup(h: Harness, id: StreamId, bytes: Uint8Array, fin = true): InboundGroup {
   const group = new InboundGroup(h.version ?? LITE_04, h.limits.maxGroupBytes);
   h.handlers.set(id, { kind: "group-in", group });
-  h.upstreams.receiveGroup(id, group, bytes, fin);
+  h.receiveGroup(id, group, bytes, fin);
   return group;
 }
 

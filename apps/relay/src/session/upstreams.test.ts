@@ -10,7 +10,7 @@ import { atLiveEdge, upstream, requests, handlerSub, receiveGroup, frames } from
 describe("Upstreams: subscribing on the peer", () => {
   it("writes a SUBSCRIBE on a new bidi stream with the path under the root, the track and the priority", () => {
     const h = new Harness({ root: "room" });
-    h.upstreams.subscribe("room/cam", "video", 5, atLiveEdge);
+    h.subscribeUpstream("room/cam", "video", 5, atLiveEdge);
     const [stream] = h.io.opened(true);
     expect(requests(h, stream ?? -1)).toEqual([
       { type: "stream_header", kind: "subscribe" },
@@ -22,8 +22,8 @@ describe("Upstreams: subscribing on the peer", () => {
 
   it("gives each subscription a fresh id", () => {
     const h = new Harness();
-    h.upstreams.subscribe("cam", "video", 0, atLiveEdge);
-    h.upstreams.subscribe("cam", "audio", 0, atLiveEdge);
+    h.subscribeUpstream("cam", "video", 0, atLiveEdge);
+    h.subscribeUpstream("cam", "audio", 0, atLiveEdge);
     const ids = h.io.opened(true).map((stream) => requests(h, stream).find((m) => m.type === "subscribe"));
     expect(ids.map((m) => (m?.type === "subscribe" ? m.id : -1))).toEqual([0, 1]);
   });
@@ -31,7 +31,7 @@ describe("Upstreams: subscribing on the peer", () => {
   it("places the copy before the SUBSCRIBE is written, and the SUBSCRIBE carries the start group", () => {
     const h = new Harness();
     let writtenBeforePlace = -1;
-    const up = h.upstreams.subscribe("cam", "video", 0, () => {
+    const up = h.subscribeUpstream("cam", "video", 0, () => {
       writtenBeforePlace = h.io.log.filter((c) => c.op === "write").length;
       return { group: 4, frame: 0 };
     });
@@ -44,7 +44,7 @@ describe("Upstreams: subscribing on the peer", () => {
   it("refuses a path outside the session's root without opening a stream or placing a copy", () => {
     const h = new Harness({ root: "room" });
     let placed = false;
-    const up = h.upstreams.subscribe("elsewhere/cam", "video", 0, () => {
+    const up = h.subscribeUpstream("elsewhere/cam", "video", 0, () => {
       placed = true;
       return undefined;
     });
@@ -55,15 +55,15 @@ describe("Upstreams: subscribing on the peer", () => {
 
   it("refuses past maxUpstream", () => {
     const h = new Harness({ limits: { maxUpstream: 1 } });
-    expect(h.upstreams.subscribe("cam", "video", 0, atLiveEdge)).toBeDefined();
-    expect(h.upstreams.subscribe("cam", "audio", 0, atLiveEdge)).toBeUndefined();
+    expect(h.subscribeUpstream("cam", "video", 0, atLiveEdge)).toBeDefined();
+    expect(h.subscribeUpstream("cam", "audio", 0, atLiveEdge)).toBeUndefined();
     expect(h.upstreams.count).toBe(1);
   });
 
   it("refuses when the peer's stream limit leaves no bidi stream", () => {
     const h = new Harness();
     h.io.bidiLeft = 0;
-    expect(h.upstreams.subscribe("cam", "video", 0, atLiveEdge)).toBeUndefined();
+    expect(h.subscribeUpstream("cam", "video", 0, atLiveEdge)).toBeUndefined();
     expect(h.upstreams.count).toBe(0);
   });
 
@@ -132,7 +132,7 @@ describe("Upstreams: cap and cancel", () => {
 describe("Upstreams: the peer's side of the SUBSCRIBE stream", () => {
   it("a peer reset aborts the copy with the peer's code and resets our side", () => {
     const { h, up, stream } = upstream();
-    h.upstreams.reset(stream, handlerSub(h, stream), 404, false);
+    h.resetUpstream(stream, handlerSub(h, stream), 404, false);
     expect(up.track.terminal()).toEqual({ kind: "aborted", reason: 404 });
     expect(h.io.stream(stream).resets).toEqual([404]);
     expect(h.handlers.has(stream)).toBe(false);
@@ -141,7 +141,7 @@ describe("Upstreams: the peer's side of the SUBSCRIBE stream", () => {
 
   it("a peer STOP_SENDING aborts the copy without resetting back", () => {
     const { h, up, stream } = upstream();
-    h.upstreams.reset(stream, handlerSub(h, stream), 7, true);
+    h.resetUpstream(stream, handlerSub(h, stream), 7, true);
     expect(up.track.terminal()).toEqual({ kind: "aborted", reason: 7 });
     expect(h.io.stream(stream).resets).toEqual([]);
   });
@@ -149,14 +149,14 @@ describe("Upstreams: the peer's side of the SUBSCRIBE stream", () => {
   it("keeps the subscription on a SUBSCRIBE_OK", () => {
     const { h, up, stream, writer } = upstream();
     const ok = writer.encode({ type: "subscribe_ok", priority: 5, ordered: false, maxLatency: 0, startGroup: undefined, endGroup: undefined });
-    h.upstreams.receive(stream, handlerSub(h, stream), ok, false);
+    h.receiveUpstream(stream, handlerSub(h, stream), ok, false);
     expect(up.track.closed).toBe(false);
     expect(h.upstreams.count).toBe(1);
   });
 
   it("the peer's FIN finishes the copy and FINs our side", () => {
     const { h, up, stream } = upstream();
-    h.upstreams.receive(stream, handlerSub(h, stream), new Uint8Array(0), true);
+    h.receiveUpstream(stream, handlerSub(h, stream), new Uint8Array(0), true);
     expect(up.track.terminal()).toEqual({ kind: "finished" });
     expect(h.io.stream(stream).fin).toBe(true);
     expect(h.upstreams.count).toBe(0);
@@ -167,13 +167,13 @@ describe("Upstreams: the peer's side of the SUBSCRIBE stream", () => {
     const sub = handlerSub(h, stream);
     up.cancel();
     const calls = h.io.log.length;
-    h.upstreams.receive(stream, sub, new Uint8Array(0), true);
+    h.receiveUpstream(stream, sub, new Uint8Array(0), true);
     expect(h.io.log.length).toBe(calls);
   });
 
   it("a malformed response aborts the copy and refuses the stream with the codec's code", () => {
     const { h, up, stream } = upstream();
-    h.upstreams.receive(stream, handlerSub(h, stream), Uint8Array.of(0x3f, 0x00), false);
+    h.receiveUpstream(stream, handlerSub(h, stream), Uint8Array.of(0x3f, 0x00), false);
     const terminal = up.track.terminal();
     if (terminal?.kind !== "aborted") throw new Error("copy not aborted");
     expect(terminal.reason).toBeGreaterThan(0);
@@ -211,12 +211,12 @@ describe("Upstreams: a lite-05 publisher's SUBSCRIBE_END", () => {
     receiveGroup(h, 2, group05(writer, 0, [1, 2]));
     const half = group05(writer, 1, [3, 4]);
     const open = new InboundGroup(LITE_05);
-    h.upstreams.receiveGroup(6, open, half.subarray(0, half.length - 2), false);
-    h.upstreams.receive(stream, sub, replies, true);
+    h.receiveGroup(6, open, half.subarray(0, half.length - 2), false);
+    h.receiveUpstream(stream, sub, replies, true);
     // Our side is FINed at once; the copy waits for group 1.
     expect(h.io.stream(stream).fin).toBe(true);
     expect(up.track.closed).toBe(false);
-    h.upstreams.receiveGroup(6, open, half.subarray(half.length - 2), true);
+    h.receiveGroup(6, open, half.subarray(half.length - 2), true);
     expect(h.io.stream(6).stops).toEqual([]);
     expect(frames(up.track, 1)).toEqual([3, 4]);
     expect(up.track.terminal()).toEqual({ kind: "finished" });
@@ -226,7 +226,7 @@ describe("Upstreams: a lite-05 publisher's SUBSCRIBE_END", () => {
   it("takes a group below the end whose stream only opens after the FIN", () => {
     const { h, up, stream, writer, replies, sub } = ended(4, 6);
     receiveGroup(h, 2, group05(writer, 4, [1]));
-    h.upstreams.receive(stream, sub, replies, true);
+    h.receiveUpstream(stream, sub, replies, true);
     expect(up.track.closed).toBe(false);
     receiveGroup(h, 6, group05(writer, 5, [2, 3]));
     expect(h.io.stream(6).stops).toEqual([]);
@@ -236,7 +236,7 @@ describe("Upstreams: a lite-05 publisher's SUBSCRIBE_END", () => {
 
   it("refuses a group at or past the declared end", () => {
     const { h, up, stream, writer, replies, sub } = ended(0, 1);
-    h.upstreams.receive(stream, sub, replies, false);
+    h.receiveUpstream(stream, sub, replies, false);
     receiveGroup(h, 2, group05(writer, 1, [1]));
     expect(h.io.stream(2).stops).toEqual([RelayCode.Cancel]);
     expect(up.track.group(1)).toBeUndefined();
@@ -245,9 +245,9 @@ describe("Upstreams: a lite-05 publisher's SUBSCRIBE_END", () => {
   it("counts a reset group and a dropped one as reported", () => {
     const { h, up, stream, writer, replies, sub } = ended(0, 3, [{ type: "subscribe_drop", start: 2, end: 2, error: 0 }]);
     const broken = new InboundGroup(LITE_05);
-    h.upstreams.receiveGroup(2, broken, group05(writer, 0, [1]), false);
+    h.receiveGroup(2, broken, group05(writer, 0, [1]), false);
     receiveGroup(h, 6, group05(writer, 1, [2]));
-    h.upstreams.receive(stream, sub, replies, true);
+    h.receiveUpstream(stream, sub, replies, true);
     expect(up.track.closed).toBe(false);
     broken.reset();
     expect(up.track.terminal()).toEqual({ kind: "finished" });
@@ -256,16 +256,16 @@ describe("Upstreams: a lite-05 publisher's SUBSCRIBE_END", () => {
   it("finishes at once when everything below the end is in before the FIN, and for an end of 0", () => {
     const whole = ended(0, 1);
     receiveGroup(whole.h, 2, group05(whole.writer, 0, [1]));
-    whole.h.upstreams.receive(whole.stream, whole.sub, whole.replies, true);
+    whole.h.receiveUpstream(whole.stream, whole.sub, whole.replies, true);
     expect(whole.up.track.terminal()).toEqual({ kind: "finished" });
     const none = upstream({ version: LITE_05 });
-    none.h.upstreams.receive(none.stream, handlerSub(none.h, none.stream), none.writer.encode({ type: "subscribe_end", group: 0 }), true);
+    none.h.receiveUpstream(none.stream, handlerSub(none.h, none.stream), none.writer.encode({ type: "subscribe_end", group: 0 }), true);
     expect(none.up.track.terminal()).toEqual({ kind: "finished" });
   });
 
   it("gives up on a group that never comes once the grace after the FIN has passed", () => {
     const { h, up, stream, replies, sub } = ended(0, 2);
-    h.upstreams.receive(stream, sub, replies, true);
+    h.receiveUpstream(stream, sub, replies, true);
     h.upstreams.tick(1000);
     h.upstreams.tick(1000 + END_GRACE_MS - 1);
     expect(up.track.closed).toBe(false);
@@ -276,7 +276,7 @@ describe("Upstreams: a lite-05 publisher's SUBSCRIBE_END", () => {
 
   it("a cancel while groups are owed finishes the copy without a second FIN", () => {
     const { h, up, stream, replies, sub } = ended(0, 2);
-    h.upstreams.receive(stream, sub, replies, true);
+    h.receiveUpstream(stream, sub, replies, true);
     const calls = h.io.log.length;
     up.cancel();
     up.cap(0);

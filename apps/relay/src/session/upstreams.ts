@@ -3,12 +3,19 @@ import type { PlaceCopy, UpstreamTrack } from "../origin/route.js";
 import type { StreamId } from "@handoff/qmux";
 import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
-import { refuse, type RoleTable } from "./role-table.js";
+import { refuse, type StreamFate } from "./role-table.js";
 import type { InboundGroup } from "./inbound-group.js";
 import { UpstreamSubscription } from "./upstream-subscription.js";
 
 /** The roles of upstream streams: our SUBSCRIBEs on the peer, and the peer's group streams. */
 export type UpstreamRole = { readonly kind: "upstream"; readonly sub: UpstreamSubscription } | { readonly kind: "group-in"; readonly group: InboundGroup };
+
+/** An upstream subscription made: its track for the origin, and the SUBSCRIBE stream's role for the dispatcher to file. */
+export interface UpstreamOpened {
+  readonly upstream: UpstreamTrack;
+  readonly stream: StreamId;
+  readonly role: UpstreamRole;
+}
 
 /**
  * The subscriptions a session makes on its peer (when the peer publishes what the origin
@@ -16,13 +23,11 @@ export type UpstreamRole = { readonly kind: "upstream"; readonly sub: UpstreamSu
  */
 export class Upstreams {
   readonly #ctx: SessionContext;
-  readonly #roles: RoleTable<UpstreamRole>;
   readonly #subs = new Map<number, UpstreamSubscription>();
   #nextId = 0;
 
-  constructor(ctx: SessionContext, roles: RoleTable<UpstreamRole>) {
+  constructor(ctx: SessionContext) {
     this.#ctx = ctx;
-    this.#roles = roles;
   }
 
   /** Live upstream subscriptions on this peer. */
@@ -32,9 +37,10 @@ export class Upstreams {
 
   /**
    * Subscribes to `track` of `path` on the peer from where `place` says; undefined when it
-   * cannot (limits, scope, closed), and then `place` is not called.
+   * cannot (limits, scope, closed), and then `place` is not called. The caller files the
+   * SUBSCRIBE stream's role (no event can come on it before the peer reads the SUBSCRIBE).
    */
-  subscribe(path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined {
+  subscribe(path: string, track: string, priority: number, place: PlaceCopy): UpstreamOpened | undefined {
     const ctx = this.#ctx;
     const version = ctx.version;
     const writer = ctx.writer;
@@ -50,7 +56,6 @@ export class Upstreams {
       if (this.#subs.get(id) === sub) this.#subs.delete(id);
     };
     this.#subs.set(id, sub);
-    this.#roles.set(streamId, { kind: "upstream", sub });
     const boundary = place(sub.track);
     sub.continuation = boundary !== undefined && boundary.frame > 0 ? boundary : undefined;
     const startGroup = boundary?.from ?? boundary?.group;
@@ -82,7 +87,7 @@ export class Upstreams {
         ctx.drain();
       });
     };
-    return {
+    const upstream: UpstreamTrack = {
       track: sub.track,
       cancel,
       cap: (last) => {
@@ -102,31 +107,31 @@ export class Upstreams {
         });
       },
     };
+    return { upstream, stream: streamId, role: { kind: "upstream", sub } };
   }
 
-  /** Bytes on the SUBSCRIBE stream `id` of `sub`. */
-  receive(id: StreamId, sub: UpstreamSubscription, bytes: Uint8Array, fin: boolean): void {
+  /** Bytes on the SUBSCRIBE stream `id` of `sub`; "end" when the subscription's stream is over. */
+  receive(id: StreamId, sub: UpstreamSubscription, bytes: Uint8Array, fin: boolean): StreamFate {
     const ctx = this.#ctx;
     const result = sub.receive(bytes, fin);
-    if (!result.over) return;
+    if (!result.over) return "keep";
     // A copy still owing groups stays findable by their headers until they are in.
     if (result.owing !== true) this.#subs.delete(sub.id);
-    this.#roles.delete(id);
     if (result.errorCode !== undefined) refuse(ctx.io, id, true, result.errorCode);
     else if (!sub.cancelled) ctx.io.send(id, new Uint8Array(0), true);
+    return "end";
   }
 
-  /** The peer reset (or stopped) the SUBSCRIBE stream `id` of `sub`. */
+  /** The peer reset (or stopped) the SUBSCRIBE stream `id` of `sub`: the stream's role is over. */
   reset(id: StreamId, sub: UpstreamSubscription, code: number, stopSending: boolean): void {
     const ctx = this.#ctx;
-    this.#roles.delete(id);
     this.#subs.delete(sub.id);
     sub.reset(code);
     if (!stopSending) ctx.io.reset(id, code);
   }
 
-  /** Bytes on the peer's group stream `id`, filed into the track of the subscription it names. */
-  receiveGroup(id: StreamId, group: InboundGroup, bytes: Uint8Array, fin: boolean): void {
+  /** Bytes on the peer's group stream `id`, filed into the track of the subscription it names; "end" when the stream is done with. */
+  receiveGroup(id: StreamId, group: InboundGroup, bytes: Uint8Array, fin: boolean): StreamFate {
     const ctx = this.#ctx;
     const result = group.receive(
       bytes,
@@ -136,8 +141,7 @@ export class Upstreams {
         ctx.stats.frame("in", n);
       },
     );
-    if (result === "more") return;
-    this.#roles.delete(id);
+    if (result === "more") return "keep";
     if (result === "ignore") ctx.io.stopSending(id, RelayCode.Cancel);
     else if (result === "oversized") {
       // STOP_SENDING asks the publisher to reset the stream: the rest of the group is not wanted.
@@ -145,6 +149,7 @@ export class Upstreams {
       ctx.io.stopSending(id, RelayCode.TooLarge);
     } else if (result !== "done") ctx.io.stopSending(id, result.error);
     else ctx.stats.group("in");
+    return "end";
   }
 
   /**
