@@ -9,7 +9,8 @@
  * comparable on a loaded machine), server RSS and the clients' CPU.
  *
  * Run: pnpm --filter relay bench. BENCH_SUBS=1,100 and BENCH_KINDS="minimal lite-04,ws" pick rows;
- * BENCH_PROF=<dir> writes a --cpu-prof profile of each server run into <dir>.
+ * BENCH_PROF=<dir> writes a --cpu-prof profile of each server run into <dir>; BENCH_LOG=<file> appends
+ * the servers' logs to <file>.
  */
 import { cpuSeconds, pinned, rssMiB, startClient, startServer, type ClientProcess, type Server } from "./processes.js";
 import type { ClientJob, ClientReply } from "./clients.js";

@@ -2,11 +2,12 @@
  * The relay bench's processes: the server under test (the relay or the plain `ws` broadcast) pinned
  * to CPU 0 and the clients (publisher and subscriber processes) to CPU 1 when `taskset` exists, so
  * the client side never shares a core or an event loop with the server. CPU and RSS come from
- * /proc. `BENCH_PROF=<dir>` runs the server with `--cpu-prof` into that directory.
+ * /proc. `BENCH_PROF=<dir>` runs the server with `--cpu-prof` into that directory; `BENCH_LOG=<file>`
+ * appends the server's log lines to that file.
  * @module
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { delimiter, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -71,6 +72,8 @@ export async function startServer(script: string, args: readonly string[], ready
   const [bin, ...rest] = onCpu("server", node);
   const startedAt = performance.now();
   const child = spawn(bin ?? process.execPath, rest, { cwd: appDir, stdio: ["ignore", "pipe", "inherit"] });
+  const log = process.env["BENCH_LOG"];
+  if (log !== undefined) child.stdout.pipe(createWriteStream(log, { flags: "a" }));
   const gone = new Promise<void>((resolve) => child.once("exit", () => { resolve(); }));
   const stop = async (): Promise<void> => {
     // SIGINT: the relay and the ws server exit cleanly on it, which writes a --cpu-prof profile.

@@ -2,9 +2,13 @@
 // small ones are cut from a shared slab, as Node's Buffer.allocUnsafe does from its pool, without
 // Node. This runs per frame per subscriber; a fresh ArrayBuffer each time is what it saves.
 
-const SLAB_SIZE = 8192;
+// A relay's group stream typically leaves as one STREAM frame of a few kilobytes per subscriber
+// (a group's frames coalesced): a 32 KiB slab holds several, where an own ArrayBuffer each cost
+// an allocation and GC work per subscriber per group. The bound on what one retained view can
+// pin stays small (a slab, at most 32 KiB).
+const SLAB_SIZE = 32768;
 /** Frames of this size or more get their own buffer (a slab would hold too few). */
-const OWN_BUFFER_FROM = SLAB_SIZE >>> 1;
+const OWN_BUFFER_FROM = 8192;
 
 let slab = new Uint8Array(SLAB_SIZE);
 let used = 0;
