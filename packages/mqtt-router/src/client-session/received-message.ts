@@ -15,8 +15,20 @@ export function own(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
+const NO_PROPERTIES: MessageProperties = Object.freeze({});
+
 /** The properties of a PUBLISH that the router keeps with the message. */
 export function messageProperties(p: PublishEffect["properties"]): MessageProperties {
+  // Most PUBLISHes carry none of these: one shared empty object, not five spreads per message.
+  if (
+    p.payloadFormatIndicator === undefined &&
+    p.contentType === undefined &&
+    p.responseTopic === undefined &&
+    p.correlationData === undefined &&
+    p.userProperties === undefined
+  ) {
+    return NO_PROPERTIES;
+  }
   return {
     ...(p.payloadFormatIndicator === undefined ? {} : { payloadFormatIndicator: p.payloadFormatIndicator }),
     ...(p.contentType === undefined ? {} : { contentType: p.contentType }),

@@ -3,7 +3,7 @@ import { ReasonCode } from "../codec/reason-codes.js";
 import { topicLevels } from "../codec/topic.js";
 import type { ServerLimits } from "./options.js";
 import type { Outbox } from "./outbox.js";
-import { InboundTopicAliases } from "./topic-alias.js";
+import { InboundTopicAliases, withoutTopicAlias } from "./topic-alias.js";
 import { violation, type Violation } from "./violation.js";
 
 /**
@@ -63,11 +63,12 @@ export class InboundFlow {
     if (topicLevels(resolved.topic) > this.#limits.maximumTopicLevels) {
       return violation(ReasonCode.TopicNameInvalid, `topic deeper than ${this.#limits.maximumTopicLevels} levels`);
     }
-    const { topicAlias: _alias, ...properties } = packet.properties;
-    const base = { kind: "publish", topic: resolved.topic, retain: packet.retain, dup: packet.dup, payload: packet.payload, properties } as const;
+    // Object literals, not spreads: this runs once per inbound PUBLISH.
+    const properties = withoutTopicAlias(packet.properties);
+    const topic = resolved.topic;
     const id = packet.packetId;
     if (packet.qos === 0 || id === undefined) {
-      this.#outbox.effect({ ...base, qos: 0 });
+      this.#outbox.effect({ kind: "publish", topic, retain: packet.retain, dup: packet.dup, payload: packet.payload, properties, qos: 0 });
       return undefined;
     }
     if (this.#awaitingApp.has(id)) return undefined;
@@ -79,7 +80,7 @@ export class InboundFlow {
       return violation(ReasonCode.ReceiveMaximumExceeded, `more than ${this.#limits.receiveMaximum} unacknowledged QoS 1/2 PUBLISHes`);
     }
     this.#awaitingApp.set(id, packet.qos);
-    this.#outbox.effect({ ...base, qos: packet.qos, packetId: id });
+    this.#outbox.effect({ kind: "publish", topic, retain: packet.retain, dup: packet.dup, payload: packet.payload, properties, qos: packet.qos, packetId: id });
     if (packet.qos === 1) {
       this.#qos1InFlight++;
     } else {

@@ -3,7 +3,7 @@ import type { PublishProperties } from "../codec/property-types.js";
 import type { PublishTemplate } from "../codec/publish-template.js";
 import { ReasonCode } from "../codec/reason-codes.js";
 import type { Outbox } from "./outbox.js";
-import type { OutboundTopicAliases } from "./topic-alias.js";
+import { withoutTopicAlias, type OutboundTopicAliases } from "./topic-alias.js";
 
 /** A message the router delivers to this connection. */
 export interface OutboundMessage {
@@ -57,10 +57,14 @@ function noop(): void {
 
 /** The PUBLISH packet of `message` with the given topic and properties. */
 function publishPacket(message: OutboundMessage, topic: string, properties: PublishProperties): PublishPacket {
-  const base = { type: "publish", retain: message.retain, topic, payload: message.payload, properties } as const;
+  // Literals, not spreads of a shared base: this runs once per delivery.
   const id = message.packetId;
-  return message.qos === 0 || id === undefined ? { ...base, qos: 0, dup: false } : { ...base, qos: message.qos, dup: message.dup, packetId: id };
+  return message.qos === 0 || id === undefined
+    ? { type: "publish", retain: message.retain, topic, payload: message.payload, properties, qos: 0, dup: false }
+    : { type: "publish", retain: message.retain, topic, payload: message.payload, properties, qos: message.qos, dup: message.dup, packetId: id };
 }
+
+const NO_PROPERTIES: PublishProperties = Object.freeze({});
 
 /** Which acknowledgement an outbound flow waits for. */
 type Awaiting = "puback" | "pubrec" | "pubcomp";
@@ -126,7 +130,7 @@ export class OutboundFlow {
 
   #encode(message: OutboundMessage): Prepared | Refusal {
     const plan = this.#aliases?.plan(message.topic);
-    const { topicAlias: _ignored, ...props } = message.properties ?? {};
+    const props = withoutTopicAlias(message.properties ?? NO_PROPERTIES);
     const properties: PublishProperties = plan?.alias === undefined ? props : { ...props, topicAlias: plan.alias };
     const packet = publishPacket(message, plan?.topic ?? message.topic, properties);
     const encoded = this.#outbox.encode(packet);
@@ -141,7 +145,7 @@ export class OutboundFlow {
   #fromTemplate(message: OutboundMessage, template: PublishTemplate): Prepared | Refusal {
     if (template.qos !== message.qos) return { status: "invalid", detail: "template QoS differs from the message QoS" };
     if (template.bytes.length > this.#outbox.peer.maximumPacketSize) return { status: "too-large" };
-    const { topicAlias: _ignored, ...properties } = message.properties ?? {};
+    const properties = withoutTopicAlias(message.properties ?? NO_PROPERTIES);
     const packet = publishPacket(message, message.topic, properties);
     const bytes = packet.packetId === undefined ? template.bytes : template.withPacketId(packet.packetId, packet.dup);
     return { packet, bytes, commit: noop };

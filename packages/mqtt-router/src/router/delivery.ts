@@ -101,15 +101,10 @@ function outbound(entry: QueueEntry<Delivery>, packetId: number | undefined, dup
           ...(expiry === undefined ? {} : { messageExpiryInterval: expiry }),
           ...(d.subscriptionIds.length === 0 ? {} : { subscriptionIdentifiers: d.subscriptionIds }),
         };
-  return {
-    topic: m.topic,
-    payload: m.payload,
-    qos: d.qos,
-    retain: d.retain,
-    dup,
-    ...(packetId === undefined ? {} : { packetId }),
-    properties,
-  };
+  // Two literals, not a spread: this runs once per copy.
+  return packetId === undefined
+    ? { topic: m.topic, payload: m.payload, qos: d.qos, retain: d.retain, dup, properties }
+    : { topic: m.topic, payload: m.payload, qos: d.qos, retain: d.retain, dup, packetId, properties };
 }
 
 /**

@@ -39,6 +39,17 @@ export interface PlanIndexes {
   readonly shared: TopicTrie<SharedGroup>;
 }
 
+/** One session's merged matches while planning. */
+interface Merged {
+  readonly session: Session;
+  granted: QoS;
+  retain: boolean;
+  ids: readonly number[];
+}
+
+/** The Subscription Identifiers of a copy that has none: shared, never changed. */
+const NO_IDS: readonly number[] = Object.freeze([]);
+
 const minQos = (a: QoS, b: QoS): QoS => (a < b ? a : b);
 const maxQos = (a: QoS, b: QoS): QoS => (a > b ? a : b);
 
@@ -49,7 +60,10 @@ const maxQos = (a: QoS, b: QoS): QoS => (a > b ? a : b);
  * chosen member.
  */
 export function planDelivery(message: Message, indexes: PlanIndexes): DeliveryPlan<Session> {
-  const merged = new Map<Session, { granted: QoS; retain: boolean; ids: number[] }>();
+  // Allocations here are per message: the common single-match case (fan-in) builds no Map, and
+  // copies without Subscription Identifiers share one empty list.
+  let first: Merged | undefined;
+  let merged: Map<Session, Merged> | undefined;
   // Each session's read check runs once per message, however many of its filters match.
   let verdicts: Map<Session, boolean> | undefined;
   const mayRead = (session: Session): boolean => {
@@ -62,27 +76,33 @@ export function planDelivery(message: Message, indexes: PlanIndexes): DeliveryPl
   indexes.subscriptions.match(message.topic, ({ session, subscription }) => {
     if (subscription.noLocal && message.origin === session.clientId) return; // [MQTT-3.8.3-3]
     if (!mayRead(session)) return; // the ACL at delivery: an overlapping filter gets no denied topic
-    const entry = merged.get(session);
+    const entry = first?.session === session ? first : merged?.get(session);
     const retain = subscription.retainAsPublished && message.retain;
+    const id = subscription.subscriptionId;
     if (entry === undefined) {
-      merged.set(session, {
-        granted: subscription.qos,
-        retain,
-        ids: subscription.subscriptionId === undefined ? [] : [subscription.subscriptionId],
-      });
+      const created: Merged = { session, granted: subscription.qos, retain, ids: id === undefined ? NO_IDS : [id] };
+      if (first === undefined) {
+        first = created;
+      } else {
+        merged ??= new Map([[first.session, first]]);
+        merged.set(session, created);
+      }
     } else {
       entry.granted = maxQos(entry.granted, subscription.qos);
       entry.retain ||= retain;
-      if (subscription.subscriptionId !== undefined) entry.ids.push(subscription.subscriptionId);
+      if (id !== undefined) entry.ids = [...entry.ids, id];
     }
   });
   const targets: PlanTarget<Session>[] = [];
-  for (const [session, { granted, retain, ids }] of merged) {
-    targets.push({
-      session,
-      epoch: session.queue.epoch,
-      delivery: { message, qos: minQos(message.qos, granted), retain, subscriptionIds: ids },
-    });
+  const toTarget = ({ session, granted, retain, ids }: Merged): PlanTarget<Session> => ({
+    session,
+    epoch: session.queue.epoch,
+    delivery: { message, qos: minQos(message.qos, granted), retain, subscriptionIds: ids },
+  });
+  if (merged !== undefined) {
+    for (const entry of merged.values()) targets.push(toTarget(entry));
+  } else if (first !== undefined) {
+    targets.push(toTarget(first));
   }
   indexes.shared.match(message.topic, (group) => {
     // Shared subscriptions are not subject to no-local [MQTT-3.8.3-4] forbids it on SUBSCRIBE.
@@ -97,7 +117,7 @@ export function planDelivery(message: Message, indexes: PlanIndexes): DeliveryPl
         message,
         qos: minQos(message.qos, subscription.qos),
         retain: subscription.retainAsPublished && message.retain,
-        subscriptionIds: subscription.subscriptionId === undefined ? [] : [subscription.subscriptionId],
+        subscriptionIds: subscription.subscriptionId === undefined ? NO_IDS : [subscription.subscriptionId],
       },
     });
   });
