@@ -7,7 +7,8 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { TlsOptions } from "node:tls";
-import { ReasonCode, topicLevels } from "@handoff/mqtt-router";
+import { ReasonCode } from "@handoff/mqtt-router";
+import { topicLevels } from "@handoff/mqtt-router/codec";
 import type { Logger } from "pino";
 import { createAdminRoutes, statsJson } from "./admin/index.js";
 import { Authenticator } from "./auth/index.js";

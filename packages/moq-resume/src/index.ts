@@ -1,9 +1,45 @@
 /**
- * @handoff/moq-resume: a sans-I/O moq-lite codec, track model and resume across upstream
- * takeovers. The wire codec is also available alone as `@handoff/moq-resume/lite` (and as the
- * `lite` namespace here, so its names never clash with the model's).
+ * @handoff/moq-resume: a sans-I/O moq-lite track model (broadcast → track → group → frame, a
+ * bounded group cache, readers in arrival or sequence order) and resume across upstream takeovers
+ * ({@link ResumeTrack}). The wire codec is `@handoff/moq-resume/lite`.
  * @module
  */
-export * as lite from "./lite/index.js";
-export * from "./model/index.js";
-export * from "./resume/index.js";
+// The track model.
+export {
+  Broadcast,
+  ClosedError,
+  DEFAULT_TRACK_INFO,
+  DuplicateGroupError,
+  Group,
+  GroupCache,
+  GroupReader,
+  ModelError,
+  ModelErrorCode,
+  Track,
+  TrackAbortedError,
+  TrackDroppedError,
+  TrackReader,
+  trackInfo,
+  type CacheLimits,
+  type FeedReader,
+  type FrameEvent,
+  type GroupEvent,
+  type GroupOptions,
+  type GroupState,
+  type ReaderFeed,
+  type ReaderOptions,
+  type ReaderPrefs,
+  type TrackInfo,
+  type TrackOptions,
+  type TrackTerminal,
+} from "./model/index.js";
+// Resume across upstream takeovers.
+export {
+  MAX_SEGMENTS,
+  ResumeTrack,
+  TRACK_IDLE_LINGER_MS,
+  type Boundary,
+  type Demand,
+  type ResumeOptions,
+  type Takeover,
+} from "./resume/index.js";

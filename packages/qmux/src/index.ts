@@ -47,6 +47,7 @@ export {
   supportedSubprotocols,
   tlsAlpns,
   type SubprotocolChoice,
+  type TlsAlpnChoice,
 } from "./subprotocol.js";
 export { REFERENCE_PARAMS, type TransportParams } from "./transport-params.js";
 

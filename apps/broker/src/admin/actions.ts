@@ -4,7 +4,8 @@
  * answer. Each action is logged at info with who asked (the peer address).
  * @module
  */
-import { isValidTopicName, type Router } from "@handoff/mqtt-router";
+import { type Router } from "@handoff/mqtt-router";
+import { isValidTopicName } from "@handoff/mqtt-router/codec";
 import type { Logger } from "pino";
 import type { ConnectionInfo } from "../mqtt/connection-info.js";
 import { AdminError } from "./reply.js";

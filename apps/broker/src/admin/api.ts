@@ -3,7 +3,7 @@
  * method. The caller (routes.ts) has already checked the token.
  * @module
  */
-import { isValidPlainTopicFilter } from "@handoff/mqtt-router";
+import { isValidPlainTopicFilter } from "@handoff/mqtt-router/codec";
 import type { HttpReply } from "../http/index.js";
 import { clearRetained, deleteSession, kickClient, type ActionContext } from "./actions.js";
 import { decodeSegment, paging } from "./query.js";

@@ -1,6 +1,6 @@
 // The CONNECT deadline and TCP keepalive on accepted sockets, over real loopback sockets.
 import { connect, Socket } from "node:net";
-import { encodePacket } from "@handoff/mqtt-router";
+import { encodePacket } from "@handoff/mqtt-router/codec";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AccessControl } from "../mqtt/access.js";
 import { allowAll } from "../mqtt/access.js";

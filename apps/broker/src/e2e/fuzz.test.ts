@@ -3,7 +3,8 @@
 // to its health/metrics/admin port. Nothing may crash it, throw out of a connection's handler or
 // answer 500; afterwards /health is fine and a bystander MQTT.js client completes a round trip.
 import { connect as tcpConnect } from "node:net";
-import { encodePacket, type Packet, type ProtocolVersion } from "@handoff/mqtt-router";
+import { type ProtocolVersion } from "@handoff/mqtt-router";
+import { encodePacket, type Packet } from "@handoff/mqtt-router/codec";
 import { concat, mutated } from "@handoff/test-kit";
 import fc from "fast-check";
 import { WebSocket } from "ws";

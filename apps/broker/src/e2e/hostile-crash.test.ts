@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect as tcpConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Packet } from "@handoff/mqtt-router";
+import type { Packet } from "@handoff/mqtt-router/codec";
 import { afterAll, describe, expect, it } from "vitest";
 import { allowAll } from "../mqtt/access.js";
 import { roundTrip } from "./bystander.test-helpers.js";

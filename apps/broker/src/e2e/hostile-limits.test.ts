@@ -1,7 +1,7 @@
 // Unbounded broker state (issue 17, item 7): sessions, subscriptions per session and retained
 // messages are capped by settings, answered with the protocol's reason codes, counted in /metrics,
 // and a bystander keeps being served. Over real sockets, against a server started from a config file.
-import type { Packet } from "@handoff/mqtt-router";
+import type { Packet } from "@handoff/mqtt-router/codec";
 import { describe, expect, it } from "vitest";
 import { roundTrip } from "./bystander.test-helpers.js";
 import { collect, until } from "./harness.test-helpers.js";

@@ -1,7 +1,7 @@
 // Test-only: an MQTT 5 client over a raw socket (TCP or WebSocket) that sends whatever bytes an
 // attacker would, and decodes what the broker answers.
 import { connect as tcpConnect, type Socket } from "node:net";
-import { encodePacket, PacketDecoder, type Packet } from "@handoff/mqtt-router";
+import { encodePacket, PacketDecoder, type Packet } from "@handoff/mqtt-router/codec";
 import { WebSocket } from "ws";
 
 /** A raw connection to the broker. */

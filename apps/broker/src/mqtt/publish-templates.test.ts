@@ -1,4 +1,5 @@
-import { decodePacket, type OutboundPublish } from "@handoff/mqtt-router";
+import { type OutboundPublish } from "@handoff/mqtt-router";
+import { decodePacket } from "@handoff/mqtt-router/codec";
 import { describe, expect, it } from "vitest";
 import { MAX_VARIANTS, PublishTemplates } from "./publish-templates.js";
 

@@ -5,7 +5,8 @@
  * its own packet id patched in, instead of a fresh encoding.
  * @module
  */
-import { preparePublish, type OutboundPublish, type ProtocolVersion, type PublishPacket, type PublishTemplate } from "@handoff/mqtt-router";
+import { type OutboundPublish, type ProtocolVersion, type PublishTemplate } from "@handoff/mqtt-router";
+import { preparePublish, type PublishPacket } from "@handoff/mqtt-router/codec";
 
 /**
  * Variants kept per message. Copies that carry their own properties (an expiry counted down, or

@@ -3,7 +3,8 @@
  * from before they were set (or from a broker that had none).
  * @module
  */
-import { topicLevels, type RouterSnapshot } from "@handoff/mqtt-router";
+import { type RouterSnapshot } from "@handoff/mqtt-router";
+import { topicLevels } from "@handoff/mqtt-router/codec";
 
 /** A snapshot with what broke the limits taken out, and the topics taken out. */
 export interface LimitedSnapshot {

@@ -1,7 +1,8 @@
 // Test-only: the random router operations of the model-based store tests, shared by every durable
 // store (SQLite, Redis): each run applies them to a router writing to the store under test and to
 // the in-memory reference store side by side.
-import { SESSION_NEVER_EXPIRES, type QoS, type Router } from "@handoff/mqtt-router";
+import { type QoS, type Router } from "@handoff/mqtt-router";
+import { SESSION_NEVER_EXPIRES } from "@handoff/mqtt-router/codec";
 import type { ManualClock } from "@handoff/seqlog";
 import fc from "fast-check";
 import { message, recordingSink, type referenceStore } from "./store.test-helpers.js";

@@ -1,0 +1,54 @@
+// The API reports (packages/<pkg>/api/*.api.md) are checked here, so `pnpm test` fails when a
+// package's public surface changes without its report; and the checker is shown to catch a change.
+import { spawnSync } from "node:child_process";
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+const script = join(root, "scripts", "api-report.mjs");
+const work = mkdtempSync(join(tmpdir(), "handoff-api-test-"));
+
+/** Runs the checker; its exit status and output. */
+function apiReport(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
+  const { status, stdout, stderr } = spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: "utf8", timeout: 120_000 });
+  return { status, stdout, stderr };
+}
+
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("the public API reports", () => {
+  it("match every published entry point's sources (run `pnpm api:update` after an intended change)", () => {
+    const { status, stdout, stderr } = apiReport([]);
+    expect(stderr).toBe("");
+    expect(status).toBe(0);
+    expect(stdout).toMatch(/reports match their sources/);
+  }, 120_000);
+
+  it("fail on an export the report lacks, print the difference, and pass again once updated", () => {
+    // A copy of one package with what the checker reads: its manifest, sources, reports and the shared tsconfig.
+    const copy = join(work, "repo");
+    mkdirSync(join(copy, "packages"), { recursive: true });
+    cpSync(join(root, "packages", "seqlog"), join(copy, "packages", "seqlog"), { recursive: true, filter: (src) => !src.includes("node_modules") });
+    cpSync(join(root, "tooling", "tsconfig"), join(copy, "tooling", "tsconfig"), { recursive: true, filter: (src) => !src.includes("node_modules") });
+    symlinkSync(join(root, "node_modules"), join(copy, "node_modules"), "dir");
+    const args = ["--root", copy, "--package", "seqlog"];
+    expect(apiReport(args).status).toBe(0);
+
+    appendFileSync(join(copy, "packages", "seqlog", "src", "index.ts"), '/** Not in the report. */\nexport const EXTRA = 1;\n');
+    const changed = apiReport(args);
+    expect(changed.status).toBe(1);
+    expect(changed.stderr).toMatch(/packages\/seqlog\/api\/index\.api\.md \(seqlog\) differs/);
+    expect(changed.stderr).toMatch(/^\+export const EXTRA = 1;$/m);
+    expect(changed.stderr).toMatch(/run `pnpm api:update`/);
+
+    const updated = apiReport([...args, "--update"]);
+    expect(updated.status).toBe(0);
+    expect(readFileSync(join(copy, "packages", "seqlog", "api", "index.api.md"), "utf8")).toMatch(/^export const EXTRA = 1;$/m);
+    expect(apiReport(args).status).toBe(0);
+  }, 120_000);
+});
