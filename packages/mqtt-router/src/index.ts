@@ -57,4 +57,4 @@ export {
 // The per-connection protocol's options and the effects a session hands its host.
 export { type CloseCause, type ClosedEffect, type ConnectionPhase, type ConnectRequestEffect, type DeliverResult, type ProtocolOptions, type ServerLimits } from "./protocol/index.js";
 // Codec types (and the reason code values) that appear in the signatures above.
-export { ConnectReturnCode, ReasonCode, type ProtocolVersion, type PublishTemplate, type QoS, type UserProperty, type Will, type WillProperties } from "./codec/index.js";
+export { ConnectReturnCode, ReasonCode, type ProtocolVersion, type PublishTemplate, type QoS, type Properties, type UserProperty, type Will, type WillProperties } from "./codec/index.js";
