@@ -31,6 +31,13 @@ export interface FramingOptions {
   readonly maxPeerStreams?: number;
   /** qmux: how long `tick` waits for the peer's transport parameters (default 10 s, 0 = forever). */
   readonly handshakeTimeoutMs?: number;
+  /**
+   * qmux-02 on a carrier that did not name the version (plain TCP, where qmux-01 and -02 share
+   * the record wire): run qmux-01 unless the peer's transport parameters include
+   * reset_stream_at, which only qmux-02 ends send; `version` reports the outcome once they are
+   * in. Default false: the subprotocol or ALPN fixed the version.
+   */
+  readonly matchPeerVersion?: boolean;
   /** Largest inbound WebSocket message (default 16384 for qmux-00, our max_record_size for 01/02, 65536 for the legacy framing). */
   readonly maxMessageSize?: number;
 }

@@ -38,6 +38,9 @@ export class FramingSession {
   readonly #recvPath: RecvPath;
   #closed = false;
   readonly #wire: Wire;
+  #version: Wire["version"];
+  /** qmux-02 until the peer's parameters say it is a qmux-01 end ({@link FramingOptions.matchPeerVersion}). */
+  readonly #matchPeer: boolean;
 
   /** Starts a connection over `wire`; qmux queues our transport parameters at once. */
   constructor(
@@ -45,6 +48,8 @@ export class FramingSession {
     options: FramingOptions,
   ) {
     this.#wire = wire;
+    this.#version = wire.version;
+    this.#matchPeer = options.matchPeerVersion === true && wire.version === "qmux-02";
     this.#records = wire.version === "qmux-01" || wire.version === "qmux-02";
     this.#liveness = new Liveness(wire.version === "qmux-02", options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS);
     // Datagrams need the record layer (qmux-01+); RESET_STREAM_AT is qmux-02's.
@@ -122,7 +127,7 @@ export class FramingSession {
 
   /** The qmux version on the wire (undefined on the legacy framing). */
   get version(): Wire["version"] {
-    return this.#wire.version;
+    return this.#version;
   }
 
   /**
@@ -289,8 +294,9 @@ export class FramingSession {
   #onFrame(frame: Frame): FramingError | undefined {
     if (this.#wire.flowControl && this.#peer === undefined) {
       // qmux: QX_TRANSPORT_PARAMETERS comes first (PADDING aside); qmux-00 and -01
-      // also take a refusal first, qmux-02 makes it strictly the first frame.
-      const refusal = isClose(frame) && this.#wire.version !== "qmux-02";
+      // also take a refusal first, qmux-02 makes it strictly the first frame (a peer that may
+      // be a qmux-01 end is given the benefit of the doubt).
+      const refusal = isClose(frame) && (this.#version !== "qmux-02" || this.#matchPeer);
       const early = frame.type === "padding" || frame.type === "transport-parameters" || refusal;
       if (!early) return violation(`${frame.type} before transport parameters`);
     }
@@ -364,6 +370,11 @@ export class FramingSession {
       return new FramingError(TransportError.TRANSPORT_PARAMETER_ERROR, `max_record_size below ${String(MIN_RECORD_SIZE)}`);
     }
     this.#peer = params;
+    if (this.#matchPeer && !params.resetStreamAt) {
+      // Only qmux-02 ends advertise reset_stream_at: this peer runs qmux-01.
+      this.#version = "qmux-01";
+      this.#liveness.pinger.relax();
+    }
     this.#sender.conn.raise(params.initialMaxData);
     this.#streams.localLimit[0].raise(params.initialMaxStreamsBidi);
     this.#streams.localLimit[1].raise(params.initialMaxStreamsUni);

@@ -38,6 +38,7 @@ export type {
 export { MAX_FRAME_SIZE, MAX_STREAM_PAYLOAD } from "./frame.js";
 export type { FramingSession } from "./framing-session.js";
 export { isBidi, isServerInitiated, streamIndex, type StreamId } from "./stream-id.js";
+export { STREAM_SNIFF_BYTES, sniffStreamQmux, type StreamSniff } from "./stream-sniff.js";
 export {
   DEFAULT_MOQ_ALPNS,
   QMUX_VERSIONS,

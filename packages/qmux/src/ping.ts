@@ -8,11 +8,16 @@ export class Pinger {
   #next = 0;
   #lastRequest: number | undefined;
   #pingedSince = false;
-  readonly #strict: boolean;
+  #strict: boolean;
 
   /** `strict`: enforce qmux-02's sequence rules (qmux-01 has none). */
   constructor(strict: boolean) {
     this.#strict = strict;
+  }
+
+  /** Drops qmux-02's sequence rules: the connection settled on qmux-01. */
+  relax(): void {
+    this.#strict = false;
   }
 
   /** A request arrived; the reason it is a violation, if it is one. */

@@ -6,7 +6,8 @@ import { attachSession, type AttachContext, type AttachOptions } from "../connec
 import { bindStream, bindWebSocket, streamCarrier, webSocketCarrier } from "../connection/carriers.js";
 import type { LiteSession } from "../session/lite-session.js";
 import { versionMode } from "../session/version.js";
-import { createFraming, negotiateSubprotocol, negotiateTlsAlpn, supportedSubprotocols, TCP_MOQ_ALPNS, tlsAlpns } from "@handoff/qmux";
+import { createFraming, negotiateSubprotocol, negotiateTlsAlpn, supportedSubprotocols, TCP_MOQ_ALPNS, tlsAlpns, type QmuxVersion } from "@handoff/qmux";
+import { sniffSocket } from "../connection/stream-sniff.js";
 import type { PeerAddress } from "./peer-url.js";
 
 /**
@@ -48,7 +49,8 @@ export class DialError extends Error {
  * learnt from it carry the link cost.
  */
 export function dialPeer(ctx: AttachContext, address: PeerAddress, options: DialOptions): Dial {
-  return address.transport === "tcp" ? dialTcp(ctx, address, options) : dialWs(ctx, address, options);
+  if (address.transport === "ws") return dialWs(ctx, address, options);
+  return address.secure ? dialTcp(ctx, address, options) : dialPlainTcp(ctx, address, options);
 }
 
 function attachOptions(address: PeerAddress, options: DialOptions, remote: string) {
@@ -103,17 +105,15 @@ function outcome(address: PeerAddress, timeoutMs: number, abort: () => void) {
 }
 
 function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions): Dial {
-  const socket: Socket = address.secure
-    ? tlsConnect({
-        host: address.host,
-        port: address.port,
-        // qmux-02/01 first for each moq version; the bare ALPN (qmux-00) still links to older relays.
-        ALPNProtocols: tlsAlpns(LINK_ALPNS),
-        // SNI takes a host name only.
-        ...(isIP(address.host) === 0 ? { servername: address.host } : {}),
-        ...(options.ca === undefined ? {} : { ca: options.ca }),
-      })
-    : tcpConnect({ host: address.host, port: address.port });
+  const socket: Socket = tlsConnect({
+    host: address.host,
+    port: address.port,
+    // qmux-02/01 first for each moq version; the bare ALPN (qmux-00) still links to older relays.
+    ALPNProtocols: tlsAlpns(LINK_ALPNS),
+    // SNI takes a host name only.
+    ...(isIP(address.host) === 0 ? { servername: address.host } : {}),
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+  });
   const result = outcome(address, options.timeoutMs, () => socket.destroy());
   socket.once("error", (err) => {
     result.fail(err.message);
@@ -121,12 +121,12 @@ function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions)
   socket.once("close", () => {
     result.fail("closed");
   });
-  socket.once(address.secure ? "secureConnect" : "connect", () => {
+  socket.once("secureConnect", () => {
     if (!result.claim()) return;
     socket.setNoDelay(true);
-    // Over TLS the ALPN the peer chose fixes both versions; plain TCP runs qmux-00 and agrees the
-    // moq version in the qmux parameters.
-    const agreed = negotiateTlsAlpn(address.secure ? (socket as Socket & { alpnProtocol?: string | false }).alpnProtocol : undefined);
+    // The ALPN the peer chose fixes both versions; without one it is qmux-00 and the moq version
+    // is agreed in the qmux parameters.
+    const agreed = negotiateTlsAlpn((socket as Socket & { alpnProtocol?: string | false }).alpnProtocol);
     const framing = createFraming(agreed.framing, { role: "client", carrier: "stream", autoConsume: true, params: { applicationProtocols: [...LINK_ALPNS] } });
     const session = attachSession(ctx, streamCarrier(socket), {
       framing,
@@ -141,6 +141,78 @@ function dialTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions)
     session: result.session,
     abort: () => {
       socket.destroy();
+    },
+  };
+}
+
+/**
+ * Plain TCP has no ALPN: we speak first, qmux-02 records unless `?qmux=` says otherwise, and the
+ * peer's first bytes tell its wire. A qmux-02/01 peer settles the version by its transport
+ * parameters (matchPeerVersion); a qmux-00-only peer (a relay from before qmux-01 over TCP) sends
+ * its bare-frame parameters at once and refuses our records, so we redial it at once over qmux-00.
+ */
+function dialPlainTcp(ctx: AttachContext, address: PeerAddress, options: DialOptions): Dial {
+  let socket: Socket | undefined;
+  const result = outcome(address, options.timeoutMs, () => socket?.destroy());
+  const log = ctx.log.child({ ...options.logFields, peer: address.url });
+  const attempt = (version: QmuxVersion): void => {
+    const current = tcpConnect({ host: address.host, port: address.port });
+    socket = current;
+    const live = (): boolean => socket === current;
+    current.once("error", (err) => {
+      if (live()) result.fail(err.message);
+    });
+    current.once("close", () => {
+      if (live()) result.fail("closed");
+    });
+    current.once("connect", () => {
+      if (!live()) return;
+      current.setNoDelay(true);
+      const framing = createFraming(version, {
+        role: "client",
+        carrier: "stream",
+        autoConsume: true,
+        matchPeerVersion: version === "qmux-02",
+        params: { applicationProtocols: [...LINK_ALPNS] },
+      });
+      // Our transport parameters go first: a sniffing listener waits for them.
+      for (const event of framing.poll()) if (event.kind === "send") current.write(event.bytes);
+      sniffSocket(current, options.timeoutMs, (sniff) => {
+        if (!live()) return;
+        if (sniff.kind === "closed") return; // the close handler reports it
+        if (sniff.kind === "refused") {
+          result.fail(`peer answered ${sniff.reason}`);
+          return;
+        }
+        const records = version !== "qmux-00";
+        if (records && sniff.kind === "qmux-00" && address.qmux === undefined) {
+          log.info({ offered: version }, "peer speaks qmux-00 only: redialing over qmux-00");
+          current.destroy();
+          attempt("qmux-00");
+          return;
+        }
+        if (records !== (sniff.kind === "records")) {
+          result.fail(`peer answered ${sniff.kind === "records" ? "qmux-01/02 records" : "qmux-00"} to our ${version}`);
+          return;
+        }
+        if (!result.claim()) return;
+        const session = attachSession(ctx, streamCarrier(current), {
+          framing,
+          mode: { kind: "transport" },
+          transport: "tcp",
+          ...attachOptions(address, options, `${address.host}:${String(address.port)}`),
+        });
+        bindStream(current, session);
+        session.receive(sniff.bytes);
+        result.resolve(session);
+      });
+    });
+  };
+  attempt(address.qmux ?? "qmux-02");
+  return {
+    session: result.session,
+    abort: () => {
+      socket?.destroy();
     },
   };
 }

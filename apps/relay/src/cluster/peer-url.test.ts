@@ -45,4 +45,13 @@ describe("peer URLs", () => {
     expect(redirectTarget(from, "tcp://127.0.0.1:6000")).toMatchObject({ port: 6000, cost: 4 });
     expect(redirectTarget(from, "tcp://127.0.0.1:6000?cost=1")).toMatchObject({ port: 6000, cost: 1 });
   });
+
+  it("reads the qmux version to dial a tcp:// peer with, and leaves it to negotiation elsewhere", () => {
+    expect(parsePeerUrl("tcp://127.0.0.1:5000?qmux=00&cost=2")).toMatchObject({ qmux: "qmux-00", cost: 2 });
+    expect(parsePeerUrl("tcp://127.0.0.1:5000?qmux=01").qmux).toBe("qmux-01");
+    expect(parsePeerUrl("tcp://127.0.0.1:5000").qmux).toBeUndefined();
+    expect(() => parsePeerUrl("tcp://127.0.0.1:5000?qmux=03")).toThrow(PeerUrlError);
+    expect(() => parsePeerUrl("tls://127.0.0.1:5000?qmux=00")).toThrow(PeerUrlError);
+    expect(() => parsePeerUrl("ws://127.0.0.1:5000/?qmux=00")).toThrow(PeerUrlError);
+  });
 });

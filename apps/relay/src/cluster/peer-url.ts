@@ -1,3 +1,5 @@
+import type { QmuxVersion } from "@handoff/qmux";
+
 /** How a relay reaches a peer: qmux over raw TCP or TLS, or qmux over WebSocket. */
 export interface PeerAddress {
   /** The URL as given (for logs). */
@@ -13,7 +15,14 @@ export interface PeerAddress {
   readonly search: string;
   /** Link cost of routes learnt from this peer (`?cost=`, default 1). */
   readonly cost: number;
+  /**
+   * `tcp://` only (`?qmux=00|01|02`): the qmux version to dial. Undefined: qmux-02, settling on
+   * qmux-01 or redialing qmux-00 as the peer answers (TLS and WebSocket negotiate it instead).
+   */
+  readonly qmux: QmuxVersion | undefined;
 }
+
+const QMUX_CHOICES: Readonly<Record<string, QmuxVersion>> = { "00": "qmux-00", "01": "qmux-01", "02": "qmux-02" };
 
 /** A peer URL the relay cannot use. */
 export class PeerUrlError extends Error {
@@ -25,7 +34,8 @@ const DEFAULT_PORTS: Readonly<Record<string, number>> = { "tcp:": 4444, "tls:": 
 /**
  * Parses a peer URL: `tcp://host:port[?cost=N]` (qmux over TCP), `tls://…` (qmux over TLS),
  * `ws://host:port/path[?cost=N&jwt=T]` or `wss://…` (qmux over WebSocket).
- * `cost` is removed from what is sent to the peer; everything else in the query is kept.
+ * `cost` (and `qmux` on `tcp://`) are removed from what is sent to the peer; everything else in
+ * the query is kept.
  */
 export function parsePeerUrl(text: string): PeerAddress {
   let url: URL;
@@ -45,6 +55,14 @@ export function parsePeerUrl(text: string): PeerAddress {
     url.searchParams.delete("cost");
   }
   const tcp = url.protocol === "tcp:" || url.protocol === "tls:";
+  const qmuxText = url.searchParams.get("qmux");
+  let qmux: QmuxVersion | undefined;
+  if (qmuxText !== null) {
+    if (url.protocol !== "tcp:") throw new PeerUrlError(`qmux= is for tcp:// peers (TLS and WebSocket negotiate it): ${text}`);
+    qmux = QMUX_CHOICES[qmuxText];
+    if (qmux === undefined) throw new PeerUrlError(`qmux must be 00, 01 or 02 in ${text}`);
+    url.searchParams.delete("qmux");
+  }
   if (tcp && url.pathname !== "" && url.pathname !== "/") throw new PeerUrlError(`a ${url.protocol}// peer has no path: ${text}`);
   let path: string;
   try {
@@ -64,6 +82,7 @@ export function parsePeerUrl(text: string): PeerAddress {
     path,
     search: tcp ? "" : url.search,
     cost,
+    qmux,
   };
 }
 

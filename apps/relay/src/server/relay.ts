@@ -19,6 +19,7 @@ import { createFraming, negotiateSubprotocol, negotiateTlsAlpn, TCP_MOQ_ALPNS, t
 import { adminHandler } from "./admin.js";
 import { attachSession, DEFAULT_CLOSE_GRACE_MS, type AttachContext } from "../connection/attach.js";
 import { bindStream, streamCarrier } from "../connection/carriers.js";
+import { DEFAULT_SNIFF_TIMEOUT_MS, sniffSocket, type SocketSniff } from "../connection/stream-sniff.js";
 import { drainSessions, type DrainResult } from "./drain.js";
 import { contain, guarded } from "../connection/guard.js";
 import { handleHttp, type HttpRouteOptions } from "./http-routes.js";
@@ -68,6 +69,8 @@ export interface RelayOptions {
    * then comes from the TLS ALPN). Undefined: plain HTTP/WS and TCP.
    */
   readonly tls?: TlsOptions;
+  /** How long a plain-TCP connection may take to show its qmux version in its first bytes (ms, default 10 s). */
+  readonly tcpSniffTimeoutMs?: number;
   /** The demo page, served at `/demo` on the WebSocket + HTTP port; undefined: off. */
   readonly demo?: DemoPage;
 }
@@ -231,13 +234,44 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
     socket.setNoDelay(true);
     // Over TLS the ALPN names the qmux version (qmux-0X.<moq>, or a bare moq ALPN for qmux-00).
     const agreed = negotiateTlsAlpn(alpn);
+    const remote = `${socket.remoteAddress ?? "?"}:${String(socket.remotePort ?? 0)}`;
+    if (agreed.moqAlpn !== undefined) {
+      startTcp(socket, agreed, remote, false, undefined);
+      return;
+    }
+    // No ALPN (plain TCP): the dialer's first bytes tell qmux-00 from the qmux-01/02 records.
+    sniffSocket(
+      socket,
+      options.tcpSniffTimeoutMs ?? DEFAULT_SNIFF_TIMEOUT_MS,
+      guarded(ctx, "sniff", () => socket.destroy(), (sniff: SocketSniff) => {
+        if (sniff.kind === "closed") {
+          sockets.delete(socket);
+          return;
+        }
+        if (sniff.kind === "refused") {
+          log.info({ remote, reason: sniff.reason }, "connection refused");
+          socket.destroy();
+          sockets.delete(socket);
+          return;
+        }
+        // Records: qmux-02 unless the dialer's parameters show a qmux-01 end.
+        startTcp(socket, { framing: sniff.kind === "qmux-00" ? "qmux-00" : "qmux-02", moqAlpn: undefined }, remote, sniff.kind === "records", sniff.bytes);
+      }),
+    );
+  };
+  const startTcp = (socket: Socket, agreed: ReturnType<typeof negotiateTlsAlpn>, remote: string, matchPeerVersion: boolean, first: Uint8Array | undefined): void => {
+    if (!accepting) {
+      socket.destroy();
+      sockets.delete(socket);
+      return;
+    }
     const framing = createFraming(agreed.framing, {
       role: "server",
       carrier: "stream",
       autoConsume: true,
+      matchPeerVersion,
       params: { applicationProtocols: [...TCP_MOQ_ALPNS] },
     });
-    const remote = `${socket.remoteAddress ?? "?"}:${String(socket.remotePort ?? 0)}`;
     if (full()) {
       // qmux's answer: our transport parameters, then a close with the code, then FIN.
       metrics.rejected(RelayCode.TooMany);
@@ -265,6 +299,7 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
     bindStream(socket, session, () => {
       sockets.delete(socket);
     });
+    if (first !== undefined) session.receive(first);
   };
   const guardedAccept = (socket: Socket, alpn: string | false | null | undefined): void => {
     guarded(ctx, "accept", () => socket.destroy(), acceptTcp)(socket, alpn);
