@@ -7,7 +7,6 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { TlsOptions } from "node:tls";
-import { ReasonCode } from "@handoff/mqtt-router";
 import { topicLevels } from "@handoff/mqtt-router/codec";
 import type { Logger } from "pino";
 import { createAdminRoutes, statsJson } from "./admin/index.js";
@@ -20,6 +19,7 @@ import { createBrokerMetrics, observeStore, registerSafetyMetrics, storageStatus
 import { accessFrom } from "./mqtt/access.js";
 import { Broker } from "./mqtt/broker.js";
 import { withinTopicLevels } from "./mqtt/snapshot-limits.js";
+import { giveUpSession, loadSessionFrom } from "./cluster/session-handoff.js";
 import { SqliteStore } from "./storage/index.js";
 import { openRedisStorage } from "./storage/redis-config.js";
 
@@ -97,6 +97,7 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
   const broker = new Broker({
     ...(store === undefined ? {} : { store }),
     ...(restored === undefined ? {} : { restore: restored }),
+    ...(redis === undefined ? {} : { loadSession: loadSessionFrom(redis.store) }),
     log,
     access: accessFrom(auth),
     maxConnections: limits.maxConnections,
@@ -126,8 +127,7 @@ export async function startServer(config: BrokerConfig, log: Logger): Promise<Se
     },
   });
   displace = (clientId) => {
-    log.warn({ clientId }, "session claimed by another node; its connection here is closed (0x8E)");
-    broker.kick(clientId, ReasonCode.SessionTakenOver, "session taken over by another node");
+    if (giveUpSession(broker.router, clientId)) log.warn({ clientId }, "session claimed by another node; its connection here is closed (0x8E)");
   };
   const metrics = createBrokerMetrics();
   metrics.observeRouter(broker.router);

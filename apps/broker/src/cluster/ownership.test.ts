@@ -35,6 +35,8 @@ describe.skipIf(!hasRedis)("client-id ownership in Redis", () => {
     expect(first.previousNode).toBeUndefined();
     const second = await b.claim("c1");
     expect(second.previousNode).toBe("node-a");
+    expect(first.previousToken).toBeUndefined();
+    expect(second.previousToken).toBe(first.token);
     expect(Number(second.token)).toBeGreaterThan(Number(first.token));
     expect(await a.owner("c1")).toEqual({ token: second.token, node: "node-b" });
     // Tokens come from one counter: another client id never reuses one.

@@ -18,7 +18,7 @@ import { RedisScript } from "./redis-script.js";
 // args...]. The fence is "token:<t>" (apply while the owner's token is t), "claim:<node>" (take
 // the next token, make node the owner, tell the previous owner's channel, then apply) or
 // "claimed" (apply: an earlier group of this batch claimed the id). Returns {refused group
-// indexes, {group index, token, previous node or ""} per claim}. One script: the groups apply
+// indexes, {group index, token, previous node or "", previous token or ""} per claim}. One script: the groups apply
 // atomically, in order.
 const FENCED_BATCH = new RedisScript(`
 local i = 3
@@ -33,12 +33,13 @@ while i <= #ARGV do
       local node = string.sub(fence, 7)
       local token = redis.call('INCR', KEYS[1])
       local previous = redis.call('HGET', owner, 'node') or ''
+      local previousToken = redis.call('HGET', owner, 'token') or ''
       redis.call('HSET', owner, 'token', token, 'node', node)
       if previous ~= '' and previous ~= node then
         redis.call('PUBLISH', ARGV[2] .. previous, 'takeover ' .. token .. ' ' .. string.sub(owner, #ARGV[1] + 1))
       end
       claimed[owner] = true
-      claims[#claims + 1] = {group, token, previous}
+      claims[#claims + 1] = {group, token, previous, previousToken}
       ok = true
     elseif fence == 'claimed' then
       ok = claimed[owner] == true
@@ -63,6 +64,8 @@ export interface Claim {
   readonly token: string;
   /** The node that owned the client id before, if any (it was told on its node channel). */
   readonly previousNode: string | undefined;
+  /** The token the client id was held under before, if any. */
+  readonly previousToken: string | undefined;
 }
 
 /** A takeover notice as a node hears it on its channel. */
@@ -162,9 +165,9 @@ export async function fencedBatch(redis: Redis, keys: ClusterKeys, groups: reado
   if (!isNumberList(refused) || !Array.isArray(claims)) throw new Error(`unexpected batch reply ${JSON.stringify(reply)}`);
   const claimed = new Map<number, Claim>();
   for (const entry of claims as unknown[]) {
-    const [group, token, previous] = Array.isArray(entry) ? (entry as unknown[]) : [];
-    if (typeof group !== "number" || typeof token !== "number" || typeof previous !== "string") throw new Error(`unexpected claim in batch reply ${JSON.stringify(reply)}`);
-    claimed.set(group, { token: String(token), previousNode: previous === "" ? undefined : previous });
+    const [group, token, previous, previousToken] = Array.isArray(entry) ? (entry as unknown[]) : [];
+    if (typeof group !== "number" || typeof token !== "number" || typeof previous !== "string" || typeof previousToken !== "string") throw new Error(`unexpected claim in batch reply ${JSON.stringify(reply)}`);
+    claimed.set(group, { token: String(token), previousNode: previous === "" ? undefined : previous, previousToken: previousToken === "" ? undefined : previousToken });
   }
   return { refused, claims: claimed };
 }

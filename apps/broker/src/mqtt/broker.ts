@@ -35,6 +35,11 @@ export interface BrokerOptions {
   readonly store?: RouterStore & Durability;
   /** What the store held at startup, restored before any client connects. */
   readonly restore?: RouterSnapshot;
+  /**
+   * A cluster's session handoff (see `ClientSessionOptions.loadSession`): brings the router's copy
+   * of a connecting client's session up to date from the shared store before the claim.
+   */
+  readonly loadSession?: (router: Router<ClientSession<ClientHandler>>, clientId: string) => Promise<void>;
   /** Most simultaneous connections; a connection beyond it is closed at once and logged. */
   readonly maxConnections?: number;
   /** Buffered bytes above which QoS 0 deliveries to a slow client are dropped. Default 64 KiB. */
@@ -118,6 +123,7 @@ export class Broker {
         clock,
         protocol,
         commits: options.store,
+        ...(options.loadSession === undefined ? {} : { loadSession: (clientId: string) => options.loadSession?.(this.router, clientId) ?? Promise.resolve() }),
         qos0HighWaterBytes: options.qos0HighWaterBytes ?? 64 * 1024,
         outboundInflight: options.outboundInflight ?? 100,
         keepAlive: options.keepAlive ?? { min: 0, max: 65_535 },

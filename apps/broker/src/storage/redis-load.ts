@@ -1,5 +1,6 @@
 /**
- * Reads a Redis store's whole state back as the snapshot the router restores from.
+ * Reads a Redis store's state back: the sessions a node restores at start (with the retained
+ * messages), and one session a node adopts when its client connects there.
  * @module
  */
 import type { Redis } from "ioredis";
@@ -7,35 +8,47 @@ import type { ClusterKeys } from "../cluster/keys.js";
 import { decodeAssigned, decodeDelivery, decodeMessage, decodeSession, decodeSubscription, decodeWill } from "./redis-codec.js";
 import type { RouterSnapshot, SessionSnapshot, StoredDelivery } from "./snapshot.js";
 
-/** Reads every session (with its subscriptions, deliveries, inbound QoS 2 ids, will) and retained message. */
-export async function loadRedisSnapshot(redis: Redis, keys: ClusterKeys): Promise<RouterSnapshot> {
+// One session from its record's value (the hash field of `keys.sessions`) and its own keys.
+async function readSession(redis: Redis, keys: ClusterKeys, clientId: string, value: string, will: Buffer | null | undefined): Promise<SessionSnapshot> {
+  const [subscriptions, deliveries, assigned, qos2] = await Promise.all([
+    redis.hgetall(keys.subscriptions(clientId)),
+    redis.hgetallBuffer(keys.deliveries(clientId)),
+    redis.hgetall(keys.assigned(clientId)),
+    redis.smembers(keys.inboundQos2(clientId)),
+  ]);
+  const stored = Object.entries(deliveries)
+    .map(([seq, v]): StoredDelivery => {
+      const state = assigned[seq] === undefined ? undefined : decodeAssigned(assigned[seq]);
+      const delivery = decodeDelivery(v);
+      return state === undefined ? { seq: Number(seq), delivery } : { seq: Number(seq), delivery, assigned: state };
+    })
+    .sort((a, b) => a.seq - b.seq);
+  return {
+    record: decodeSession(clientId, value),
+    subscriptions: Object.values(subscriptions).map(decodeSubscription),
+    deliveries: stored,
+    inboundQos2: qos2.map(Number).sort((a, b) => a - b),
+    ...(will === undefined || will === null ? {} : { will: decodeWill(will) }),
+  };
+}
+
+/**
+ * Reads every session `include` accepts (by client id; default all), with its subscriptions,
+ * deliveries, inbound QoS 2 ids and will, and every retained message.
+ */
+export async function loadRedisSnapshot(redis: Redis, keys: ClusterKeys, include: (clientId: string) => boolean = () => true): Promise<RouterSnapshot> {
   const [sessions, wills, retained] = await Promise.all([redis.hgetall(keys.sessions), redis.hgetallBuffer(keys.wills), redis.hgetallBuffer(keys.retained)]);
   const snapshots = await Promise.all(
     Object.entries(sessions)
+      .filter(([clientId]) => include(clientId))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(async ([clientId, value]): Promise<SessionSnapshot> => {
-        const [subscriptions, deliveries, assigned, qos2] = await Promise.all([
-          redis.hgetall(keys.subscriptions(clientId)),
-          redis.hgetallBuffer(keys.deliveries(clientId)),
-          redis.hgetall(keys.assigned(clientId)),
-          redis.smembers(keys.inboundQos2(clientId)),
-        ]);
-        const stored = Object.entries(deliveries)
-          .map(([seq, v]): StoredDelivery => {
-            const state = assigned[seq] === undefined ? undefined : decodeAssigned(assigned[seq]);
-            const delivery = decodeDelivery(v);
-            return state === undefined ? { seq: Number(seq), delivery } : { seq: Number(seq), delivery, assigned: state };
-          })
-          .sort((a, b) => a.seq - b.seq);
-        const will = wills[clientId];
-        return {
-          record: decodeSession(clientId, value),
-          subscriptions: Object.values(subscriptions).map(decodeSubscription),
-          deliveries: stored,
-          inboundQos2: qos2.map(Number).sort((a, b) => a - b),
-          ...(will === undefined ? {} : { will: decodeWill(will) }),
-        };
-      }),
+      .map(([clientId, value]) => readSession(redis, keys, clientId, value, wills[clientId])),
   );
   return { sessions: snapshots, retained: Object.values(retained).map(decodeMessage) };
+}
+
+/** Reads `clientId`'s stored session; undefined when none is stored. */
+export async function loadRedisSession(redis: Redis, keys: ClusterKeys, clientId: string): Promise<SessionSnapshot | undefined> {
+  const [value, will] = await Promise.all([redis.hget(keys.sessions, clientId), redis.hgetBuffer(keys.wills, clientId)]);
+  return value === null ? undefined : readSession(redis, keys, clientId, value, will);
 }

@@ -1,6 +1,8 @@
 /**
- * A {@link RouterStore} in Redis: the broker's state shared by the nodes of a cluster (issue #19;
- * the cross-node routing that uses it is not built yet, so today it serves one node).
+ * A {@link RouterStore} in Redis: the broker's state shared by the nodes of a cluster (issue #19).
+ * A node restores at start only the sessions it held (or nobody did), and takes any other one
+ * from Redis when its client connects there ({@link RedisStore.takeSession}); cross-node routing
+ * of publishes is not built yet.
  *
  * As with SQLite, the router's changes are only recorded when they happen; one fenced batch script
  * per round trip writes everything recorded so far (group commit: while one batch is in flight the
@@ -14,14 +16,14 @@
  * the id, this node's writes for it are refused and `hooks.onFenced` reports the client id.
  * @module
  */
-import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSubscription } from "@handoff/mqtt-router";
+import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSnapshot, SessionSubscription } from "@handoff/mqtt-router";
 import { Redis } from "ioredis";
 import { ClusterKeys } from "../cluster/keys.js";
 import { fencedBatch, Ownership } from "../cluster/ownership.js";
 import { COMMITTED, newTicket, type Ticket } from "./commit-ticket.js";
 import { StoreError, StoreOpenError } from "./errors.js";
 import { encodeAssigned, encodeDelivery, encodeMessage, encodeSession, encodeSubscription, encodeWill } from "./redis-codec.js";
-import { loadRedisSnapshot } from "./redis-load.js";
+import { loadRedisSession, loadRedisSnapshot } from "./redis-load.js";
 import { RecordedWrites, toWriteGroups, type RecordedGroup } from "./redis-writes.js";
 import type { RouterSnapshot } from "./snapshot.js";
 import type { CommitInfo, StoreStats } from "./sqlite-store.js";
@@ -87,6 +89,8 @@ export class RedisStore implements RouterStore {
   readonly #tokens = new Map<string, string>();
   /** The generation each client id was last claimed for (a new one claims again). */
   readonly #claimedGeneration = new Map<string, number>();
+  /** Client ids claimed by {@link RedisStore.takeSession}: the connection's next session record need not claim again. */
+  readonly #takenClaims = new Set<string>();
   readonly #pending = new RecordedWrites();
   #ticket: Ticket | undefined;
   #inFlight: { readonly groups: readonly RecordedGroup[]; readonly ticket: Ticket; readonly bytes: number } | undefined;
@@ -109,9 +113,9 @@ export class RedisStore implements RouterStore {
   }
 
   /**
-   * Connects, reads the stored state and claims every stored session for this node (one node
-   * serves them all until cross-node routing exists). Throws {@link StoreOpenError} when Redis
-   * cannot be reached or read.
+   * Connects, reads the retained messages and the sessions this node held last (or no node did),
+   * and claims those for this node; a session another node holds stays there until its client
+   * connects here. Throws {@link StoreOpenError} when Redis cannot be reached or read.
    */
   static async open(options: RedisStoreOptions): Promise<RedisStore> {
     // No offline queue and no resend: a write that cannot go out fails its batch at once, and the
@@ -121,8 +125,13 @@ export class RedisStore implements RouterStore {
     const keys = new ClusterKeys(options.prefix ?? DEFAULT_REDIS_PREFIX);
     try {
       await redis.connect();
-      const snapshot = await loadRedisSnapshot(redis, keys);
       const ownership = new Ownership(redis, keys, options.nodeId);
+      const others = new Set<string>();
+      for (const clientId of await redis.hkeys(keys.sessions)) {
+        const owner = await ownership.owner(clientId);
+        if (owner !== undefined && owner.node !== options.nodeId) others.add(clientId);
+      }
+      const snapshot = await loadRedisSnapshot(redis, keys, (clientId) => !others.has(clientId));
       const claims = new Map<string, string>();
       for (const s of snapshot.sessions) claims.set(s.record.clientId, (await ownership.claim(s.record.clientId)).token);
       return new RedisStore(redis, options, snapshot, claims);
@@ -163,6 +172,29 @@ export class RedisStore implements RouterStore {
   }
 
   /**
+   * Takes `clientId`'s session for a client connecting here (after authentication, before the
+   * router claims it). While this node still holds the newest token for it, this router's copy is
+   * the session: `{ current: true }`, and the connection's session record claims it as usual.
+   * Otherwise another node served it since (or nobody here ever did): `forget` is called at once
+   * to drop this router's stale copy, whose unsent writes are dropped too (they would be refused);
+   * the id is claimed for this node (the other node is told and closes its connection), and what
+   * Redis holds for it after the claim is returned for `Router.adopt`. Rejects when Redis fails.
+   */
+  async takeSession(clientId: string, forget: () => void): Promise<{ readonly current: true } | { readonly current: false; readonly stored: SessionSnapshot | undefined }> {
+    const ownership = new Ownership(this.#redis, this.#keys, this.#nodeId);
+    const held = this.#tokens.get(clientId);
+    const owner = await ownership.owner(clientId);
+    if (held !== undefined && owner?.token === held) return { current: true };
+    forget();
+    this.#pending.drop(clientId);
+    this.#tokens.delete(clientId);
+    const claim = await ownership.claim(clientId);
+    this.#tokens.set(clientId, claim.token);
+    this.#takenClaims.add(clientId);
+    return { current: false, stored: await loadRedisSession(this.#redis, this.#keys, clientId) };
+  }
+
+  /**
    * Resolves once every change recorded before this call is committed; rejects with a
    * `commit-failed` {@link StoreError} when the batch carrying them failed (they are retried), or
    * `closed`. Every call until a batch goes out gets the same promise.
@@ -195,7 +227,7 @@ export class RedisStore implements RouterStore {
   // --- RouterStore -------------------------------------------------------------------------
 
   sessionSaved(record: SessionRecord): void {
-    const claim = this.#claimedGeneration.get(record.clientId) !== record.generation;
+    const claim = !this.#takenClaims.delete(record.clientId) && this.#claimedGeneration.get(record.clientId) !== record.generation;
     this.#claimedGeneration.set(record.clientId, record.generation);
     this.#record(record.clientId, ["HSET", this.#keys.sessions, record.clientId, encodeSession(record)], claim);
   }

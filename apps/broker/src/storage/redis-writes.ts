@@ -61,6 +61,16 @@ export class RecordedWrites {
     return groups;
   }
 
+  /** Drops every recorded group of `clientId` (writes of a session copy this node gave up). */
+  drop(clientId: string): void {
+    const kept = this.#groups.filter((g) => g.clientId !== clientId);
+    if (kept.length === this.#groups.length) return;
+    this.#groups = [];
+    this.#bytes = 0;
+    this.#commands = 0;
+    this.restore(kept);
+  }
+
   /** Puts groups back in front (a batch that failed goes again, before what came after it). */
   restore(groups: readonly RecordedGroup[]): void {
     this.#groups = [...groups, ...this.#groups];

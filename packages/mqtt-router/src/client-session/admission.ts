@@ -30,9 +30,24 @@ export function imposedKeepAlive(asked: number, bounds: { readonly min: number; 
   return undefined;
 }
 
-/** Claims the session for `request`, commits, CONNACKs, binds. */
-export async function admit(s: SessionState, request: ConnectRequestEffect, admission: Admission, previous: SessionSink | undefined): Promise<void> {
+/**
+ * Claims the session for `request` (loaded first, in a cluster), commits, CONNACKs, binds.
+ * `previousOwner` names the connection here that holds the session, read once it is loaded.
+ */
+export async function admit(s: SessionState, request: ConnectRequestEffect, admission: Admission, previousOwner: () => SessionSink | undefined): Promise<void> {
   const { router, host, options } = s;
+  if (options.loadSession !== undefined) {
+    try {
+      await options.loadSession(request.clientId);
+    } catch (err) {
+      host.commitFailed(err, "connect");
+      s.conn.reject(ReasonCode.ServerUnavailable, "storage unavailable");
+      return;
+    }
+    // The client may have gone while its session was loaded.
+    if (s.conn.phase !== "connecting") return;
+  }
+  const previous = previousOwner();
   // A new session past the cap (limits.maxSessions): 0x97 Quota exceeded (3.1.1: 3 Server unavailable).
   if (!router.admitsSession(request.clientId)) {
     host.sessionLimitReached(request.clientId);

@@ -144,7 +144,7 @@ export class ClientSession<H extends ClientSessionHost = ClientSessionHost> impl
    * it gets DISCONNECT 0x8E), waits for the claim's commit, sends CONNACK, then binds.
    */
   admit(request: ConnectRequestEffect, admission: Admission): Promise<void> {
-    return admit(this.#s, request, admission, this.#s.router.owner(request.clientId));
+    return admit(this.#s, request, admission, () => this.#s.router.owner(request.clientId));
   }
 
   #flush(): void {

@@ -136,4 +136,12 @@ export interface ClientSessionOptions {
   readonly outboundInflight: number;
   /** How a SUBSCRIBE's filters are taken (default: all at once). */
   readonly subscribe?: SubscribeFilters;
+  /**
+   * A cluster's session handoff: after authentication and before the CONNECT claims its session,
+   * the app brings this router's copy of `clientId`'s session up to date from the shared store
+   * (claiming the client id there, then `Router.adopt`). A rejection refuses the client with 0x88
+   * Server unavailable (the host hears `commitFailed(err, "connect")`). Absent: the router's own
+   * copy is the session (one node).
+   */
+  readonly loadSession?: (clientId: string) => Promise<void>;
 }

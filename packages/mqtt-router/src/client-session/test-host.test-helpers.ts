@@ -134,6 +134,8 @@ export class World {
   readonly commits = new ManualCommits();
   readonly router = new Router<ClientSession<TestHost>>({ clock: this.clock });
   readonly log: string[] = [];
+  /** The sessions' `loadSession` option, if set before they are made. */
+  loadSession: ((clientId: string) => Promise<void>) | undefined;
 
   /** A session speaking for one client of `version`, as its host sees it. */
   client(name: string, version: ProtocolVersion = 5): { host: TestHost; session: ClientSession<TestHost>; send: (...packets: Packet[]) => void } {
@@ -145,6 +147,7 @@ export class World {
       qos0HighWaterBytes: 64 * 1024,
       keepAlive: { min: 0, max: 65_535 },
       outboundInflight: 100,
+      ...(this.loadSession === undefined ? {} : { loadSession: this.loadSession }),
     });
     host.session = session;
     const send = (...packets: Packet[]): void => {

@@ -22,7 +22,12 @@ export function restore(state: RouterState, snapshot: RouterSnapshot): void {
   tick(state);
 }
 
-function restoreSession(state: RouterState, stored: SessionSnapshot, now: number): void {
+/**
+ * Rebuilds one stored session in `state` (restart recovery, or a cluster node adopting a session
+ * another node held). `saveDisconnect`: a session stored as connected is recorded as disconnected
+ * from now (off when the caller's connection claims it at once).
+ */
+export function restoreSession(state: RouterState, stored: SessionSnapshot, now: number, saveDisconnect = true): Session {
   const { record } = stored;
   state.generations.observe(record.generation);
   const highest = stored.deliveries.at(-1)?.seq ?? -1;
@@ -58,5 +63,6 @@ function restoreSession(state: RouterState, stored: SessionSnapshot, now: number
   if (session.expiryInterval !== SESSION_NEVER_EXPIRES) {
     state.timers.schedule(disconnectedAt + session.expiryInterval * 1000, { kind: "expiry", session, token: record.generation });
   }
-  if (record.disconnectedAt === undefined) state.store.sessionSaved({ ...record, disconnectedAt });
+  if (record.disconnectedAt === undefined && saveDisconnect) state.store.sessionSaved({ ...record, disconnectedAt });
+  return session;
 }

@@ -13,6 +13,7 @@
  * @module
  */
 import { acknowledge, inboundQos2, pubrec } from "./acks.js";
+import { adopt, forget } from "./handoff.js";
 import type { Message } from "./message.js";
 import type { DeliverySink } from "./sink.js";
 import type { DeliveryPlan } from "./plan.js";
@@ -26,7 +27,7 @@ import type { ReadonlySession } from "./mqtt-session.js";
 import { disconnect, endSessionByOperator, tick, type DisconnectOptions, type RouterEvent } from "./session-lifetime.js";
 import { viewSession, type RetainedPage, type SessionView, type SubscriptionView } from "./session-view.js";
 import type { RouterStats } from "./stats.js";
-import type { RouterSnapshot } from "./store.js";
+import type { RouterSnapshot, SessionSnapshot } from "./store.js";
 import { subscribe, unsubscribe, type SubscribeGrant, type SubscribeRequest } from "./subscriptions.js";
 import { admitsSession, bind, connect, unbind, type ConnectOutcome, type ConnectRequest } from "./takeover.js";
 
@@ -143,6 +144,27 @@ export class Router<Sink extends DeliverySink = DeliverySink> {
    */
   restore(snapshot: RouterSnapshot): void {
     restore(this.#state, snapshot);
+  }
+
+  /**
+   * Cluster handoff: drops this router's copy of `clientId`'s session because another node claimed
+   * the client id (the shared store's state is that node's now). Nothing is written to the store;
+   * a connection here that held the session is displaced (its calls are stale; close it with
+   * DISCONNECT 0x8E), plans built for the session are refused, and its will and expiry lapse here.
+   * False when there was no session.
+   */
+  forget(clientId: string): boolean {
+    return forget(this.#state, clientId);
+  }
+
+  /**
+   * Cluster handoff: replaces this router's copy of `clientId`'s session with `stored`, what the
+   * shared store holds (undefined: no session), right before a CONNECT here claims it. A session
+   * stored as connected was another node's connection's: that counts as a takeover (a session with
+   * expiry 0 ends, a will without delay is published). Nothing is written to the store otherwise.
+   */
+  adopt(clientId: string, stored: SessionSnapshot | undefined): void {
+    adopt(this.#state, clientId, stored);
   }
 
   /**
