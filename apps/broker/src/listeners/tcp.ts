@@ -6,9 +6,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from "node:n
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import type { Logger } from "pino";
 import type { Broker } from "../mqtt/broker.js";
-import type { ReadingState } from "../mqtt/transport.js";
-import { pacedReader } from "./paced-reader.js";
-import { socketTransport } from "./socket-transport.js";
+import { attachStream } from "./attach-stream.js";
 
 /** A bound listener. */
 export interface Listening {
@@ -24,35 +22,9 @@ export interface Listening {
 }
 
 function serve(server: Server, kind: "tcp" | "tls", broker: Broker, log: Logger): void {
-  const accept = (socket: Socket): void => {
-    const reading: ReadingState = { paused: false };
-    const transport = socketTransport(socket, kind, reading);
-    const events = broker.attach(transport);
-    if (events === undefined) return;
-    // The paced reader must not resume a socket that flow control paused.
-    const source = {
-      pause: () => {
-        socket.pause();
-      },
-      resume: () => {
-        if (!reading.paused) socket.resume();
-      },
-      get destroyed() {
-        return socket.destroyed;
-      },
-    };
-    const reader = pacedReader(source, (slice) => {
-      events.data(slice);
-    });
-    socket.on("data", reader);
-    socket.on("error", (err) => {
-      log.debug({ err, remote: transport.remote }, "socket error");
-    });
-    socket.on("close", () => {
-      events.closed();
-    });
-  };
-  server.on(kind === "tls" ? "secureConnection" : "connection", accept);
+  server.on(kind === "tls" ? "secureConnection" : "connection", (socket: Socket) => {
+    attachStream(broker, log, socket, kind);
+  });
   server.on("tlsClientError", (err: Error) => {
     log.info({ err: err.message }, "TLS handshake failed");
   });

@@ -9,7 +9,7 @@ import { GenerationAllocator, type Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
 import { allowAll, type AccessControl } from "./access.js";
 import { ClientHandler, type Durability, type HandlerContext } from "./client-handler.js";
-import type { ConnectionInfo } from "./connection-info.js";
+import type { ConnectionEvents, ConnectionInfo } from "./connection-info.js";
 import { BrokerCounters } from "./counters.js";
 import { SLICE_BYTES } from "../listeners/paced-reader.js";
 import { FlowControl } from "./flow-control.js";
@@ -58,6 +58,8 @@ export interface BrokerOptions {
   readonly stallMs?: number;
   /** How often timers run, ms. Default 1000. */
   readonly tickMs?: number;
+  /** Told of accepted and ended connections. */
+  readonly events?: ConnectionEvents;
   /** Bounds on a client's keep alive, seconds: outside them the server imposes the bound (Server Keep Alive). */
   readonly keepAlive?: { readonly min: number; readonly max: number };
 }
@@ -134,6 +136,7 @@ export class Broker {
       flow: new FlowControl((clientId) => this.router.backlogged(clientId), options.stallMs ?? 5000),
       maxClientBuffer: options.maxClientBuffer ?? 16 * 1024 * 1024,
       denied: this.#denied,
+      ...(options.events === undefined ? {} : { events: options.events }),
       defer: (handler, work) => {
         setImmediate(() => {
           if (this.#handlers.has(handler)) this.#guard(handler, work);

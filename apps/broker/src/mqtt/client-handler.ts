@@ -25,7 +25,7 @@ import {
 import type { Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
 import type { AccessControl, ClientIdentity, EnhancedExchange, EnhancedStep } from "./access.js";
-import type { ConnectionInfo } from "./connection-info.js";
+import type { ConnectionEvents, ConnectionInfo } from "./connection-info.js";
 import type { BrokerCounters } from "./counters.js";
 import type { FlowControl } from "./flow-control.js";
 import type { DeniedSummary } from "./log-summary.js";
@@ -50,6 +50,8 @@ export interface HandlerContext {
   readonly maxClientBuffer: number;
   /** Publishes and subscriptions the ACL denied, summed up in the log once per interval. */
   readonly denied: DeniedSummary;
+  /** Told of accepted and ended connections (an embedding service's listeners). */
+  readonly events?: ConnectionEvents;
   /** Runs `work` for `handler` on a later turn of the event loop, under the broker's error guard. */
   readonly defer: (handler: ClientHandler, work: () => void) => void;
 }
@@ -290,6 +292,7 @@ export class ClientHandler implements ClientSessionHost {
       },
       "client connected",
     );
+    this.#ctx.events?.connected?.(this.#info);
   }
 
   mayPublish(topic: string): boolean {
@@ -373,7 +376,9 @@ export class ClientHandler implements ClientSessionHost {
       log.info(fields, "protocol error");
     }
     // A connection that never completed CONNECT (a refusal is logged as such) is debug only.
-    if (accepted) log.info(fields, "client disconnected");
-    else log.debug(fields, "connection closed before CONNACK");
+    if (accepted) {
+      log.info(fields, "client disconnected");
+      this.#ctx.events?.disconnected?.({ clientId: this.clientId ?? "", cause, reasonCode });
+    } else log.debug(fields, "connection closed before CONNACK");
   }
 }

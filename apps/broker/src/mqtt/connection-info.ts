@@ -20,3 +20,19 @@ export interface ConnectionInfo {
   readonly keepAlive: number;
   readonly cleanStart: boolean;
 }
+
+/** A connection that ended after its CONNACK. */
+export interface DisconnectInfo {
+  readonly clientId: string;
+  /** Why it ended (`client-disconnect`, `keep-alive`, `protocol-error`, `takeover`…). */
+  readonly cause: string;
+  readonly reasonCode: number | undefined;
+}
+
+/** What the broker tells an embedding service about its connections (each optional). */
+export interface ConnectionEvents {
+  /** A CONNECT was accepted (its CONNACK is on its way). */
+  connected?(info: ConnectionInfo): void;
+  /** An accepted connection ended. */
+  disconnected?(info: DisconnectInfo): void;
+}

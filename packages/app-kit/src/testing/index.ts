@@ -5,3 +5,4 @@
 export { entryPointTests, runApp, startApp, stopApp, type EntryPointCase, type StartedApp, type TestApi } from "./app-process.js";
 export { configErrorOf } from "./config-error.js";
 export { findChromium } from "./chromium.js";
+export { watchHandles, type HandleWatch } from "./open-handles.js";

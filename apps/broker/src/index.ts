@@ -1,0 +1,24 @@
+/**
+ * `@handoff/broker`: handoff's MQTT 5 broker as a library. `createBroker(config)` takes the config
+ * file's settings (same schema, same errors) plus hooks, and runs on its own listeners
+ * (`listen()`) or on streams a service accepted itself (`handle(stream)`).
+ * @module
+ */
+export {
+  createBroker,
+  type BrokerEventMap,
+  type BrokerPorts,
+  type CreateBrokerOptions,
+  type EmbeddedBroker,
+  type HandleOptions,
+  type PublishedMessage,
+} from "./create-broker.js";
+export type { AuthenticateRequest, AuthenticateResult, BrokerHooks } from "./embed-hooks.js";
+export type { BrokerSettings } from "./config/from-object.js";
+export { ConfigError } from "./config/index.js";
+export { StoreOpenError } from "./storage/index.js";
+export type { ClientIdentity } from "./mqtt/access.js";
+export type { ConnectionInfo, DisconnectInfo } from "./mqtt/connection-info.js";
+export type { TrafficTotals } from "./metrics/index.js";
+export type { AuthSummary } from "./auth/index.js";
+export { VERSION } from "./version.js";
