@@ -25,11 +25,9 @@ async function main(): Promise<void> {
       process.exit(2);
     }
   };
-  const cert = read(config.tls.cert);
-  const key = read(config.tls.key);
-  const ca = read(config.tls.ca);
   // Loaded after the flags are read, so a bad flag is reported without loading the relay.
   const { startRelay } = await import("./server/index.js");
+  const { relayOptions } = await import("./create-relay.js");
   const { DemoNotBuiltError, loadDemo } = await import("./demo/index.js");
   let demo;
   try {
@@ -40,33 +38,7 @@ async function main(): Promise<void> {
     process.stderr.write(`handoff-relay: ${err.message}\n`);
     process.exit(2);
   }
-  const relay = await startRelay(
-    {
-      host: config.host,
-      internalHost: config.internalHost,
-      port: config.port,
-      tcpPort: config.tcpPort,
-      metricsPort: config.metricsPort,
-      processMetrics: true,
-      auth: config.auth,
-      tcpAccess: config.tcpAccess,
-      limits: config.limits,
-      trackLingerMs: config.trackLingerMs,
-      closeGraceMs: config.closeGraceMs,
-      redirect: config.cluster.redirect,
-      corsOrigins: config.corsOrigins,
-      ...(config.adminToken === undefined ? {} : { adminToken: config.adminToken }),
-      ...(config.hopId === undefined ? {} : { hopId: config.hopId }),
-      ...(cert === undefined || key === undefined ? {} : { tls: { cert, key } }),
-      ...(demo === undefined ? {} : { demo }),
-      cluster: {
-        ...(ca === undefined ? {} : { ca }),
-        peers: config.cluster.peers,
-        timing: { handoverTimeoutMs: config.cluster.handoverTimeoutMs, dialTimeoutMs: config.cluster.dialTimeoutMs },
-      },
-    },
-    log,
-  );
+  const relay = await startRelay(relayOptions(config, read, { processMetrics: true, ...(demo === undefined ? {} : { demo }) }), log);
   stopOnSignals({
     name: "relay",
     log,
@@ -93,7 +65,7 @@ async function main(): Promise<void> {
       metrics: relay.ports.metrics,
       hopId: relay.origin.hopId,
       auth: config.auth.key !== undefined,
-      tls: cert !== undefined,
+      tls: config.tls.cert !== undefined,
       peers: config.cluster.peers,
       demo: demo === undefined ? undefined : `/demo`,
     },

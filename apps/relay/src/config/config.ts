@@ -4,7 +4,7 @@
  * came from, the key path, what was expected, "did you mean").
  * @module
  */
-import { ConfigError, loadSettings, parseYamlConfig, readYamlConfig, type Env, type LogLevel, type SourceOf } from "@handoff/app-kit";
+import { ConfigError, formatIssues, loadSettings, parseYamlConfig, readYamlConfig, type Env, type LogLevel, type SourceOf } from "@handoff/app-kit";
 import { parsePeerUrl, PeerUrlError } from "../cluster/peer-url.js";
 import { CONFIG_ENV, ENV_PREFIX, OVERRIDES, usage } from "./options.js";
 import { fileSchema, type FileConfig } from "./schema.js";
@@ -138,43 +138,55 @@ export function parseConfig(argv: readonly string[], env: Env, readFile: (path: 
     ...(warn === undefined ? {} : { warn }),
   });
   if (loaded.kind === "help") return loaded;
-  const file = loaded.settings;
-  check(file, loaded.sourceOf);
+  return { kind: "run", config: resolve(loaded.settings, loaded.sourceOf) };
+}
+
+/**
+ * Settings given as an object (an embedding service's `createRelay(config)`): the config file's
+ * schema and checks, with the same messages, each prefixed by `label`.
+ */
+export function configFromObject(input: unknown, label = "createRelay config"): RelayConfig {
+  const sourceOf = (): string => label;
+  const parsed = fileSchema.safeParse(input);
+  if (!parsed.success) throw new ConfigError(formatIssues(parsed.error, input, fileSchema, sourceOf));
+  return resolve(parsed.data, sourceOf);
+}
+
+/** The checked settings over the defaults. */
+function resolve(file: FileConfig, sourceOf: SourceOf): RelayConfig {
+  check(file, sourceOf);
   const list = (value: string | string[] | undefined): readonly string[] => (value === undefined ? [] : typeof value === "string" ? [value] : value);
   return {
-    kind: "run",
-    config: {
-      host: file.host ?? defaults.host,
-      internalHost: file.internalHost ?? defaults.internalHost,
-      port: file.port ?? defaults.port,
-      tcpPort: file.tcpPort ?? defaults.tcpPort,
-      metricsPort: file.metricsPort ?? defaults.metricsPort,
-      logLevel: file.logLevel ?? defaults.logLevel,
-      logPretty: file.logPretty ?? defaults.logPretty,
-      demo: file.demo ?? defaults.demo,
-      hopId: file.hopId ?? defaults.hopId,
-      tcpAccess: file.tcpAccess ?? defaults.tcpAccess,
-      trackLingerMs: file.trackLingerMs ?? defaults.trackLingerMs,
-      closeGraceMs: file.closeGraceMs ?? defaults.closeGraceMs,
-      corsOrigins: file.corsOrigins ?? defaults.corsOrigins,
-      tls: { cert: file.tls?.cert, key: file.tls?.key, ca: file.tls?.ca },
-      auth: {
-        key: file.auth?.key ?? defaults.auth.key,
-        publicSubscribe: file.auth?.publicSubscribe ?? defaults.auth.publicSubscribe,
-        publicPublish: file.auth?.publicPublish ?? defaults.auth.publicPublish,
-        audience: list(file.auth?.audience),
-        issuer: list(file.auth?.issuer),
-        requireExp: file.auth?.requireExp ?? defaults.auth.requireExp,
-      },
-      adminToken: file.admin?.token ?? defaults.adminToken,
-      limits: definedLimits(file.limits),
-      cluster: {
-        peers: file.cluster?.peers ?? defaults.cluster.peers,
-        redirect: file.cluster?.redirect ?? defaults.cluster.redirect,
-        drainTimeoutMs: file.cluster?.drainTimeoutMs ?? defaults.cluster.drainTimeoutMs,
-        handoverTimeoutMs: file.cluster?.handoverTimeoutMs ?? defaults.cluster.handoverTimeoutMs,
-        dialTimeoutMs: file.cluster?.dialTimeoutMs ?? defaults.cluster.dialTimeoutMs,
-      },
+    host: file.host ?? defaults.host,
+    internalHost: file.internalHost ?? defaults.internalHost,
+    port: file.port ?? defaults.port,
+    tcpPort: file.tcpPort ?? defaults.tcpPort,
+    metricsPort: file.metricsPort ?? defaults.metricsPort,
+    logLevel: file.logLevel ?? defaults.logLevel,
+    logPretty: file.logPretty ?? defaults.logPretty,
+    demo: file.demo ?? defaults.demo,
+    hopId: file.hopId ?? defaults.hopId,
+    tcpAccess: file.tcpAccess ?? defaults.tcpAccess,
+    trackLingerMs: file.trackLingerMs ?? defaults.trackLingerMs,
+    closeGraceMs: file.closeGraceMs ?? defaults.closeGraceMs,
+    corsOrigins: file.corsOrigins ?? defaults.corsOrigins,
+    tls: { cert: file.tls?.cert, key: file.tls?.key, ca: file.tls?.ca },
+    auth: {
+      key: file.auth?.key ?? defaults.auth.key,
+      publicSubscribe: file.auth?.publicSubscribe ?? defaults.auth.publicSubscribe,
+      publicPublish: file.auth?.publicPublish ?? defaults.auth.publicPublish,
+      audience: list(file.auth?.audience),
+      issuer: list(file.auth?.issuer),
+      requireExp: file.auth?.requireExp ?? defaults.auth.requireExp,
+    },
+    adminToken: file.admin?.token ?? defaults.adminToken,
+    limits: definedLimits(file.limits),
+    cluster: {
+      peers: file.cluster?.peers ?? defaults.cluster.peers,
+      redirect: file.cluster?.redirect ?? defaults.cluster.redirect,
+      drainTimeoutMs: file.cluster?.drainTimeoutMs ?? defaults.cluster.drainTimeoutMs,
+      handoverTimeoutMs: file.cluster?.handoverTimeoutMs ?? defaults.cluster.handoverTimeoutMs,
+      dialTimeoutMs: file.cluster?.dialTimeoutMs ?? defaults.cluster.dialTimeoutMs,
     },
   };
 }

@@ -1,3 +1,3 @@
 /** Relay settings: YAML file (zod-validated), flags and environment. */
-export { ConfigError, defaults, parseConfig, parseConfigFile, type RelayConfig } from "./config.js";
+export { ConfigError, configFromObject, defaults, parseConfig, parseConfigFile, type RelayConfig } from "./config.js";
 export { usage } from "./options.js";

@@ -5,6 +5,7 @@ import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
+import type { RelayAuthHook } from "../auth/hook.js";
 import type { AuthConfig } from "../auth/jwt.js";
 import { Cluster, type ClusterOptions } from "../cluster/cluster.js";
 import { ALLOW_ALL } from "../auth/permissions.js";
@@ -41,6 +42,8 @@ export interface RelayOptions {
   /** Prometheus `/metrics` and `POST /goaway`; undefined = not listening (`/metrics` is then on `port`, behind the admin token). */
   readonly metricsPort: number | undefined;
   readonly auth: AuthConfig;
+  /** A service's own authentication of WebSocket sessions, asked before the token. */
+  readonly authHook?: RelayAuthHook;
   /**
    * Grant of raw-TCP sessions, which carry no token: only the public paths (`public`, as a
    * WebSocket without `?jwt=`), or everything (`trusted`, for a private relay-link interface).
@@ -97,10 +100,17 @@ export interface DrainOptions {
   readonly stopAccepting: boolean;
 }
 
+/** The ports a relay bound. */
+export interface RelayPorts {
+  readonly http: number;
+  readonly tcp: number | undefined;
+  readonly metrics: number | undefined;
+}
+
 /** A running relay. */
 export interface Relay {
   /** The ports actually bound. */
-  readonly ports: { readonly http: number; readonly tcp: number | undefined; readonly metrics: number | undefined };
+  readonly ports: RelayPorts;
   readonly origin: Origin;
   readonly metrics: RelayMetrics;
   /** Open sessions. */
@@ -115,6 +125,16 @@ export interface Relay {
   drain(options: DrainOptions): Promise<DrainResult>;
   /** Stops accepting, closes every session and listener. */
   close(): Promise<void>;
+}
+
+/** A relay not yet listening: sessions come through `handleUpgrade` until `listen()` binds its own ports. */
+export interface RelayCore extends Omit<Relay, "ports"> {
+  /** Binds the WebSocket + HTTP port and the internal ones the options name. */
+  listen(): Promise<RelayPorts>;
+  /** The `upgrade` handler: runs a moq-lite session over a WebSocket upgrade of any HTTP server. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** The `request` handler: `/announced`, `/fetch`, `/health` and the rest of the relay's HTTP API. */
+  handleRequest(req: IncomingMessage, res: ServerResponse): void;
 }
 
 
@@ -136,6 +156,13 @@ function listen(server: Server | TcpServer, port: number, host: string): Promise
 
 /** Starts the relay: WebSocket + HTTP, optional raw-TCP qmux and metrics listeners. */
 export async function startRelay(options: RelayOptions, log: Logger): Promise<Relay> {
+  const core = createRelayCore(options, log);
+  const ports = await core.listen();
+  return { ...core, ports };
+}
+
+/** Builds a relay whose sessions arrive through {@link RelayCore.handleUpgrade} or its own ports once `listen()` binds them. */
+export function createRelayCore(options: RelayOptions, log: Logger): RelayCore {
   const metrics = new RelayMetrics();
   if (options.processMetrics === true) metrics.collectProcess();
   const origin = new Origin(options.hopId ?? randomHopId(), {
@@ -222,7 +249,14 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
       return choice.ok && choice.subprotocol !== undefined ? choice.subprotocol : false;
     },
   });
-  http.on("upgrade", upgradeHandler({ ctx, auth: options.auth, wss, accepting: () => accepting, full }));
+  const upgrade = upgradeHandler({ ctx, auth: options.auth, ...(options.authHook === undefined ? {} : { authHook: options.authHook }), wss, accepting: () => accepting, full });
+  // Upgraded sockets, whichever server they came from, are the relay's to close (and wait for).
+  const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+    upgrade(req, socket, head);
+  };
+  http.on("upgrade", handleUpgrade);
 
   const acceptTcp = (socket: Socket, alpn: string | false | null | undefined): void => {
     if (!accepting) {
@@ -341,11 +375,14 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
   http.on("connect", refuseConnect);
   metricsServer?.on("connect", refuseConnect);
 
-  const httpPort = await listen(http, options.port, options.host);
-  const internalHost = options.internalHost ?? DEFAULT_INTERNAL_HOST;
-  const tcpPort = tcp === undefined || options.tcpPort === undefined ? undefined : await listen(tcp, options.tcpPort, internalHost);
-  const metricsPort =
-    metricsServer === undefined || options.metricsPort === undefined ? undefined : await listen(metricsServer, options.metricsPort, internalHost);
+  const bind = async (): Promise<RelayPorts> => {
+    const httpPort = await listen(http, options.port, options.host);
+    const internalHost = options.internalHost ?? DEFAULT_INTERNAL_HOST;
+    const tcpPort = tcp === undefined || options.tcpPort === undefined ? undefined : await listen(tcp, options.tcpPort, internalHost);
+    const metricsPort =
+      metricsServer === undefined || options.metricsPort === undefined ? undefined : await listen(metricsServer, options.metricsPort, internalHost);
+    return { http: httpPort, tcp: tcpPort, metrics: metricsPort };
+  };
 
   cluster.start();
   const sweep = setInterval(() => {
@@ -360,7 +397,9 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
   }, 1000);
   sweep.unref();
   return {
-    ports: { http: httpPort, tcp: tcpPort, metrics: metricsPort },
+    listen: bind,
+    handleUpgrade,
+    handleRequest: answer,
     origin,
     metrics,
     sessions,
@@ -371,8 +410,8 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
       clearInterval(sweep);
       cluster.stop();
       for (const session of [...sessions]) session.close(RelayCode.Shutdown, "relay shutting down");
-      const closing = Promise.all(
-        [http, tcp, metricsServer].map(
+      const closing = Promise.all([
+        ...[http, tcp, metricsServer].map(
           (server) =>
             new Promise<void>((resolve) => {
               if (!server?.listening) {
@@ -384,7 +423,15 @@ export async function startRelay(options: RelayOptions, log: Logger): Promise<Re
               });
             }),
         ),
-      );
+        // Sockets upgraded from a service's own server: no server close waits for those.
+        ...[...sockets].map(
+          (socket) =>
+            new Promise<void>((resolve) => {
+              if (socket.closed) resolve();
+              else socket.once("close", resolve);
+            }),
+        ),
+      ]);
       http.closeIdleConnections();
       metricsServer?.closeIdleConnections();
       // Sockets whose peer never answers the close (half-open, or a request left unfinished)

@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { DEFAULT_LIMITS, normalizePath, pathParts } from "@handoff/moq-resume/lite";
 import type { WebSocket, WebSocketServer } from "ws";
+import { authenticateWithHook, type RelayAuthHook } from "../auth/hook.js";
 import { authenticate, type AuthConfig } from "../auth/jwt.js";
 import { versionMode } from "../session/version.js";
 import { createFraming, negotiateSubprotocol } from "@handoff/qmux";
@@ -16,6 +17,8 @@ import { parseRequestTarget } from "./request-target.js";
 export interface UpgradeDeps {
   readonly ctx: AttachContext;
   readonly auth: AuthConfig;
+  /** A service's own authentication, asked before the token (see {@link RelayAuthHook}). */
+  readonly authHook?: RelayAuthHook;
   readonly wss: WebSocketServer;
   /** False once the relay stops taking sessions. */
   readonly accepting: () => boolean;
@@ -70,7 +73,12 @@ export function upgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, socket
         return;
       }
       const token = target.query.get("jwt") ?? undefined;
-      authenticate(deps.auth, target.path, token, Date.now())
+      const remote = `${req.socket.remoteAddress ?? "?"}:${String(req.socket.remotePort ?? 0)}`;
+      const checked =
+        deps.authHook === undefined
+          ? authenticate(deps.auth, target.path, token, Date.now())
+          : authenticateWithHook(deps.authHook, deps.auth, { path: target.path, token, headers: req.headers, remote }, Date.now());
+      checked
         .then((auth) => {
           if (!auth.ok) {
             refuse(socket, auth.status, auth.reason, { path: target.rawPath });
@@ -90,7 +98,7 @@ export function upgradeHandler(deps: UpgradeDeps): (req: IncomingMessage, socket
               permissions: auth.permissions,
               transport: "ws",
               expiresAt: auth.expiresAt,
-              remote: `${req.socket.remoteAddress ?? "?"}:${String(req.socket.remotePort ?? 0)}`,
+              remote,
               logFields: { subprotocol: choice.subprotocol ?? "", framing: choice.framing },
             });
             bindWebSocket(ws, session);
