@@ -18,8 +18,8 @@ RUN npm install -g -E pnpm@12.4.2
 WORKDIR /src
 COPY . .
 RUN pnpm install --frozen-lockfile \
- && pnpm --filter broker deploy --prod --legacy /out/broker \
- && pnpm --filter relay deploy --prod --legacy /out/relay
+ && pnpm --filter @handoff/broker deploy --prod --legacy /out/broker \
+ && pnpm --filter @handoff/relay deploy --prod --legacy /out/relay
 
 # --- the common runtime: no compilers, no pnpm, no sources beyond what the apps run
 FROM node:20-bookworm-slim AS runtime

@@ -30,7 +30,7 @@ for (const command of ["dev", "start"] as const) {
   describe(`pnpm --filter <app> ${command}`, () => {
     it.each(cases)(`runs the $app (${command}) on free ports and stops on Ctrl-C`, async ({ app, flags }) => {
       // detached: its own process group, so the test can signal it as a terminal would
-      const child = spawn("npx", ["-y", "pnpm@12.4.2", "--filter", app, command, "--", ...flags], { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn("npx", ["-y", "pnpm@12.4.2", "--filter", `@handoff/${app}`, command, "--", ...flags], { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"] });
       if (child.pid !== undefined) groups.push(child.pid);
       let text = "";
       const listening = new Promise<void>((resolve, reject) => {
@@ -55,7 +55,7 @@ for (const command of ["dev", "start"] as const) {
 
 describe("pnpm --filter <app> start -- --help", () => {
   it.each(cases)("prints every flag of the $app and exits 0", async ({ app }) => {
-    const child = spawn("npx", ["-y", "pnpm@12.4.2", "--filter", app, "start", "--", "--help"], { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("npx", ["-y", "pnpm@12.4.2", "--filter", `@handoff/${app}`, "start", "--", "--help"], { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     if (child.pid !== undefined) groups.push(child.pid);
     let text = "";
     child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));

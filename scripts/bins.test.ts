@@ -52,7 +52,7 @@ describe("the apps' bins", () => {
   });
 
   it("pnpm --filter <app> exec handoff-<app> --help works, as the apps' READMEs show it", async () => {
-    const outputs = await Promise.all(["broker", "relay"].map((app) => pnpm(["--filter", app, "exec", `handoff-${app}`, "--help"], { cwd: root })));
+    const outputs = await Promise.all(["broker", "relay"].map((app) => pnpm(["--filter", `@handoff/${app}`, "exec", `handoff-${app}`, "--help"], { cwd: root })));
     expect(outputs.map(({ stdout }) => /^Usage: handoff-(broker|relay) \[options\]/m.exec(stdout)?.[1])).toEqual(["broker", "relay"]);
   });
 

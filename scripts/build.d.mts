@@ -6,5 +6,7 @@ export declare const packages: readonly ["seqlog", "mqtt-router", "qmux", "moq-r
 export declare function buildApps(): Promise<boolean>;
 /** Builds every published package (ESM + .d.ts); resolves to true when all succeeded. */
 export declare function buildPackages(): Promise<boolean>;
+/** Builds the apps as @handoff/broker and @handoff/relay publish them (app, then library with declarations). */
+export declare function buildAppPackages(): Promise<boolean>;
 /** True when the app's dist/main.js is missing or older than anything its build reads. */
 export declare function appIsStale(app: (typeof apps)[number]): boolean;

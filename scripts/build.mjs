@@ -17,14 +17,14 @@ export const apps = /** @type {const} */ (["broker", "relay"]);
 /** The published packages, by folder under packages/, dependencies first. */
 export const packages = /** @type {const} */ (["seqlog", "mqtt-router", "qmux", "moq-resume"]);
 
-/** Runs tsup in each folder (relative to the repository root) in parallel; true when all succeeded. */
-async function tsupIn(dirs) {
+/** Runs tsup (with `args`) in each folder (relative to the repository root) in parallel; true when all succeeded. */
+async function tsupIn(dirs, args = []) {
   const tsup = createRequire(import.meta.url).resolve("tsup/dist/cli-default.js");
   const codes = await Promise.all(
     dirs.map(
       (dir) =>
         new Promise((resolve) => {
-          const child = spawn(process.execPath, [tsup, "--silent"], { cwd: `${root}${dir}`, stdio: ["ignore", "inherit", "inherit"] });
+          const child = spawn(process.execPath, [tsup, "--silent", ...args], { cwd: `${root}${dir}`, stdio: ["ignore", "inherit", "inherit"] });
           child.on("error", () => resolve(1));
           child.on("exit", (code) => resolve(code ?? 1));
         }),
@@ -41,6 +41,15 @@ export function buildApps() {
 /** Builds every published package (ESM + .d.ts); resolves to true when all succeeded. */
 export function buildPackages() {
   return tsupIn(packages.map((name) => `packages/${name}`));
+}
+
+/**
+ * Builds the apps as the packages @handoff/broker and @handoff/relay publish them: the runnable
+ * app (which cleans dist/), then the library entry with its declarations (tsup.lib.config.ts).
+ */
+export async function buildAppPackages() {
+  const dirs = apps.map((app) => `apps/${app}`);
+  return (await tsupIn(dirs)) && tsupIn(dirs, ["--config", "tsup.lib.config.ts"]);
 }
 
 /** The newest modification time (ms) of the files under a path; 0 when it does not exist. */

@@ -43,7 +43,7 @@ async function listening(bin: string, args: readonly string[]): Promise<{ stop: 
 describe("deploy", () => {
   it("a deployed broker runs outside the workspace and answers /health", async () => {
     // A store without a build of better-sqlite3 for this Node compiles it: minutes, not seconds.
-    await pnpm(["--filter", "broker", "deploy", "--prod", "--legacy", join(out, "broker")], { cwd: root, timeoutMs: 200_000 });
+    await pnpm(["--filter", "@handoff/broker", "deploy", "--prod", "--legacy", join(out, "broker")], { cwd: root, timeoutMs: 200_000 });
     const app = await listening(join(out, "broker", "bin", "handoff-broker.js"), ["--port", "0", "--ws-port", "0", "--http-port", "0", "--data-dir", join(out, "data")]);
     const health = await fetch(`http://127.0.0.1:${String(app.record["http"])}/health`);
     expect(health.status).toBe(200);
@@ -51,7 +51,7 @@ describe("deploy", () => {
   }, 240_000);
 
   it("a deployed relay runs outside the workspace, answers /health and serves the demo page its build bundled", async () => {
-    await pnpm(["--filter", "relay", "deploy", "--prod", "--legacy", join(out, "relay")], { cwd: root });
+    await pnpm(["--filter", "@handoff/relay", "deploy", "--prod", "--legacy", join(out, "relay")], { cwd: root });
     const app = await listening(join(out, "relay", "bin", "handoff-relay.js"), ["--host", "127.0.0.1", "--port", "0", "--demo"]);
     const health = await fetch(`http://127.0.0.1:${String(app.record["http"])}/health`);
     expect(health.status).toBe(200);

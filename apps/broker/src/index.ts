@@ -4,6 +4,7 @@
  * (`listen()`) or on streams a service accepted itself (`handle(stream)`).
  * @module
  */
+import { ConfigError as SettingsError } from "@handoff/app-kit";
 export {
   createBroker,
   type BrokerEventMap,
@@ -15,10 +16,17 @@ export {
 } from "./create-broker.js";
 export type { AuthenticateRequest, AuthenticateResult, BrokerHooks } from "./embed-hooks.js";
 export type { BrokerSettings } from "./config/from-object.js";
-export { ConfigError } from "./config/index.js";
 export { StoreOpenError } from "./storage/index.js";
 export type { ClientIdentity } from "./mqtt/access.js";
 export type { ConnectionInfo, DisconnectInfo } from "./mqtt/connection-info.js";
 export type { TrafficTotals } from "./metrics/index.js";
 export type { AuthSummary } from "./auth/index.js";
 export { VERSION } from "./version.js";
+
+/** A setting the package cannot use: the message names the key, what was expected and a "did you mean". */
+export interface ConfigError extends Error {
+  readonly name: "ConfigError";
+}
+// The shared class itself (so `instanceof` holds), typed without the private package it lives in.
+/** The class of {@link ConfigError}s, for `instanceof`. */
+export const ConfigError: new (message?: string) => ConfigError = SettingsError;

@@ -8,7 +8,7 @@
  * p50/p99, server CPU and CPU µs per delivered frame over the whole delivery (the figure that stays
  * comparable on a loaded machine), server RSS and the clients' CPU.
  *
- * Run: pnpm --filter relay bench. BENCH_SUBS=1,100 and BENCH_KINDS="minimal lite-04,ws" pick rows;
+ * Run: pnpm --filter @handoff/relay bench. BENCH_SUBS=1,100 and BENCH_KINDS="minimal lite-04,ws" pick rows;
  * BENCH_PROF=<dir> writes a --cpu-prof profile of each server run into <dir>; BENCH_LOG=<file> appends
  * the servers' logs to <file>.
  */

@@ -4,9 +4,17 @@
  * its own port (`listen()`) or through a service's own HTTP server (`handleUpgrade`).
  * @module
  */
+import { ConfigError as SettingsError } from "@handoff/app-kit";
 export { createRelay, type CreateRelayOptions, type EmbeddedRelay } from "./create-relay.js";
 export type { RelayAuthHook, RelayAuthRequest, RelayAuthVerdict } from "./auth/hook.js";
 export type { FileConfig as RelaySettings } from "./config/schema.js";
-export { ConfigError } from "./config/index.js";
 export type { DrainOptions, RelayPorts } from "./server/relay.js";
 export type { DrainResult } from "./server/drain.js";
+
+/** A setting the package cannot use: the message names the key, what was expected and a "did you mean". */
+export interface ConfigError extends Error {
+  readonly name: "ConfigError";
+}
+// The shared class itself (so `instanceof` holds), typed without the private package it lives in.
+/** The class of {@link ConfigError}s, for `instanceof`. */
+export const ConfigError: new (message?: string) => ConfigError = SettingsError;

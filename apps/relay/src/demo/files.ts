@@ -30,13 +30,13 @@ export function loadDemo(dir: string): DemoPage {
   try {
     names = readdirSync(dir);
   } catch {
-    throw new DemoNotBuiltError(`the demo page is not built (no ${dir}): run the relay's build (pnpm --filter relay build)`);
+    throw new DemoNotBuiltError(`the demo page is not built (no ${dir}): run the relay's build (pnpm --filter @handoff/relay build)`);
   }
   const page = new Map<string, DemoFile>();
   for (const name of names) {
     const contentType = TYPES[extname(name)];
     if (contentType !== undefined) page.set(name, { contentType, body: readFileSync(join(dir, name)) });
   }
-  if (!page.has("index.html")) throw new DemoNotBuiltError(`the demo page in ${dir} has no index.html: run the relay's build (pnpm --filter relay build)`);
+  if (!page.has("index.html")) throw new DemoNotBuiltError(`the demo page in ${dir} has no index.html: run the relay's build (pnpm --filter @handoff/relay build)`);
   return page;
 }
