@@ -13,7 +13,7 @@ import { watchHandles } from "@handoff/app-kit/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWebSocketStream, WebSocketServer } from "ws";
 import { ConfigError, createBroker, type EmbeddedBroker, type PublishedMessage } from "../index.js";
-import { collect, outcome, until } from "./harness.js";
+import { collect, outcome, until } from "./harness.test-helpers.js";
 
 const log = pino({ level: process.env["HANDOFF_TEST_LOG"] ?? "silent" });
 // Nothing of its own bound: the service's servers carry the clients.
