@@ -14,7 +14,8 @@ import type { RelayAuthHook } from "./auth/hook.js";
 import { configFromObject, type RelayConfig } from "./config/index.js";
 import type { FileConfig } from "./config/schema.js";
 import type { DemoPage } from "./demo/index.js";
-import { createRelayCore, type DrainOptions, type RelayOptions, type RelayPorts } from "./server/relay.js";
+import { createRelayCore, type RelayPorts } from "./server/relay.js";
+import type { DrainOptions, RelayOptions } from "./server/relay-options.js";
 import type { DrainResult } from "./server/drain.js";
 
 /** What `createRelay` takes: the config file's settings, the auth hook, a logger. */

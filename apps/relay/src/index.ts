@@ -8,7 +8,8 @@ import { ConfigError as SettingsError } from "@handoff/app-kit";
 export { createRelay, type CreateRelayOptions, type EmbeddedRelay } from "./create-relay.js";
 export type { RelayAuthHook, RelayAuthRequest, RelayAuthVerdict } from "./auth/hook.js";
 export type { FileConfig as RelaySettings } from "./config/schema.js";
-export type { DrainOptions, RelayPorts } from "./server/relay.js";
+export type { RelayPorts } from "./server/relay.js";
+export type { DrainOptions } from "./server/relay-options.js";
 export type { DrainResult } from "./server/drain.js";
 
 /** A setting the package cannot use: the message names the key, what was expected and a "did you mean". */

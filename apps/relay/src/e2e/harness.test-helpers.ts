@@ -6,7 +6,8 @@ import { pino } from "pino";
 import { afterEach, beforeAll, vi } from "vitest";
 import WebSocket from "ws";
 import type { AuthConfig } from "../auth/jwt.js";
-import { startRelay, type Relay, type RelayOptions } from "../server/relay.js";
+import { startRelay, type Relay } from "../server/relay.js";
+import type { RelayOptions } from "../server/relay-options.js";
 
 /** What @moq/lite 0.2.2 needs in Node 20: a global WebSocket and two ES2024/2025 built-ins. */
 export function installPolyfills(): void {
