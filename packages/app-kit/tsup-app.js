@@ -1,4 +1,4 @@
-// The apps' runnable build, shared by apps/*/tsup.config.ts: one ESM bundle per entry point.
+// The apps' builds, shared by apps/*/tsup.config.ts and tsup.lib.config.ts: one ESM bundle per entry point.
 // Workspace packages (this one too) are bundled from their sources (the @handoff/source
 // condition), so an app runs without building them first; npm dependencies stay external and load
 // from the app's node_modules (better-sqlite3 is native). Plain JavaScript, because tsup loads its
@@ -18,6 +18,29 @@ export function appBuild() {
     clean: true,
     dts: false,
     noExternal: [/^@handoff\//],
+    esbuildOptions(options) {
+      options.conditions = ["@handoff/source"];
+    },
+  };
+}
+
+/**
+ * tsup options for an app's published library entry (`src/index.ts` → dist/index.js + index.d.ts),
+ * built after the runnable app (which cleans dist/ first). The private @handoff/app-kit is bundled
+ * in, code and types, since a published package cannot depend on it; the published @handoff/*
+ * packages stay dependencies.
+ * @returns {import("tsup").Options}
+ */
+export function libraryBuild() {
+  return {
+    entry: { index: "src/index.ts" },
+    format: ["esm"],
+    target: "node20",
+    platform: "node",
+    sourcemap: true,
+    clean: false,
+    dts: { resolve: [/^@handoff\/app-kit/] },
+    noExternal: [/^@handoff\/app-kit/],
     esbuildOptions(options) {
       options.conditions = ["@handoff/source"];
     },
