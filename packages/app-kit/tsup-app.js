@@ -9,19 +9,7 @@
  * @returns {import("tsup").Options}
  */
 export function appBuild() {
-  return {
-    entry: { main: "src/main.ts" },
-    format: ["esm"],
-    target: "node20",
-    platform: "node",
-    sourcemap: true,
-    clean: true,
-    dts: false,
-    noExternal: [/^@handoff\//],
-    esbuildOptions(options) {
-      options.conditions = ["@handoff/source"];
-    },
-  };
+  return { ...shared(), entry: { main: "src/main.ts" }, clean: true, dts: false, noExternal: [/^@handoff\//] };
 }
 
 /**
@@ -32,15 +20,19 @@ export function appBuild() {
  * @returns {import("tsup").Options}
  */
 export function libraryBuild() {
+  return { ...shared(), entry: { index: "src/index.ts" }, clean: false, dts: { resolve: [/^@handoff\/app-kit/] }, noExternal: [/^@handoff\/app-kit/] };
+}
+
+/**
+ * What both builds share: ESM for Node 20, source maps, workspace packages read from source.
+ * @returns {import("tsup").Options}
+ */
+function shared() {
   return {
-    entry: { index: "src/index.ts" },
     format: ["esm"],
     target: "node20",
     platform: "node",
     sourcemap: true,
-    clean: false,
-    dts: { resolve: [/^@handoff\/app-kit/] },
-    noExternal: [/^@handoff\/app-kit/],
     esbuildOptions(options) {
       options.conditions = ["@handoff/source"];
     },
