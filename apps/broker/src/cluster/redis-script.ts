@@ -25,4 +25,14 @@ export class RedisScript {
       return redis.eval(this.#source, keys.length, ...keys, ...args);
     }
   }
+
+  /** {@link RedisScript.run} with bulk replies as Buffers (binary values stay intact). */
+  async runBuffer(redis: Redis, keys: readonly string[], args: readonly (string | Buffer)[]): Promise<unknown> {
+    try {
+      return await redis.callBuffer("EVALSHA", this.#sha, keys.length, ...keys, ...args);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith("NOSCRIPT")) throw err;
+      return redis.callBuffer("EVAL", this.#source, keys.length, ...keys, ...args);
+    }
+  }
 }

@@ -1,10 +1,11 @@
 /**
  * Reads a Redis store's state back: the sessions a node restores at start (with the retained
- * messages), and one session a node adopts when its client connects there.
+ * messages), and the values of one session a node adopts when its client connects there.
  * @module
  */
 import type { Redis } from "ioredis";
 import type { ClusterKeys } from "../cluster/keys.js";
+import type { RawSession } from "../cluster/take-session.js";
 import { decodeAssigned, decodeDelivery, decodeMessage, decodeSession, decodeSubscription, decodeWill } from "./redis-codec.js";
 import type { RouterSnapshot, SessionSnapshot, StoredDelivery } from "./snapshot.js";
 
@@ -16,19 +17,32 @@ async function readSession(redis: Redis, keys: ClusterKeys, clientId: string, va
     redis.hgetall(keys.assigned(clientId)),
     redis.smembers(keys.inboundQos2(clientId)),
   ]);
-  const stored = Object.entries(deliveries)
+  return decodeRawSession(clientId, {
+    record: value,
+    will: will ?? undefined,
+    subscriptions: new Map(Object.entries(subscriptions)),
+    deliveries: new Map(Object.entries(deliveries)),
+    assigned: new Map(Object.entries(assigned)),
+    inboundQos2: qos2,
+  });
+}
+
+/** The session of `clientId` from its stored values as Redis returned them. */
+export function decodeRawSession(clientId: string, raw: RawSession): SessionSnapshot {
+  const stored = [...raw.deliveries]
     .map(([seq, v]): StoredDelivery => {
-      const state = assigned[seq] === undefined ? undefined : decodeAssigned(assigned[seq]);
+      const value = raw.assigned.get(seq);
+      const state = value === undefined ? undefined : decodeAssigned(value);
       const delivery = decodeDelivery(v);
       return state === undefined ? { seq: Number(seq), delivery } : { seq: Number(seq), delivery, assigned: state };
     })
     .sort((a, b) => a.seq - b.seq);
   return {
-    record: decodeSession(clientId, value),
-    subscriptions: Object.values(subscriptions).map(decodeSubscription),
+    record: decodeSession(clientId, raw.record),
+    subscriptions: [...raw.subscriptions.values()].map(decodeSubscription),
     deliveries: stored,
-    inboundQos2: qos2.map(Number).sort((a, b) => a - b),
-    ...(will === undefined || will === null ? {} : { will: decodeWill(will) }),
+    inboundQos2: raw.inboundQos2.map(Number).sort((a, b) => a - b),
+    ...(raw.will === undefined ? {} : { will: decodeWill(raw.will) }),
   };
 }
 
@@ -45,10 +59,4 @@ export async function loadRedisSnapshot(redis: Redis, keys: ClusterKeys, include
       .map(([clientId, value]) => readSession(redis, keys, clientId, value, wills[clientId])),
   );
   return { sessions: snapshots, retained: Object.values(retained).map(decodeMessage) };
-}
-
-/** Reads `clientId`'s stored session; undefined when none is stored. */
-export async function loadRedisSession(redis: Redis, keys: ClusterKeys, clientId: string): Promise<SessionSnapshot | undefined> {
-  const [value, will] = await Promise.all([redis.hget(keys.sessions, clientId), redis.hgetBuffer(keys.wills, clientId)]);
-  return value === null ? undefined : readSession(redis, keys, clientId, value, will);
 }

@@ -20,10 +20,11 @@ import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSn
 import { Redis } from "ioredis";
 import { ClusterKeys } from "../cluster/keys.js";
 import { fencedBatch, Ownership } from "../cluster/ownership.js";
+import { takeSessionScript } from "../cluster/take-session.js";
 import { COMMITTED, newTicket, type Ticket } from "./commit-ticket.js";
 import { StoreError, StoreOpenError } from "./errors.js";
 import { encodeAssigned, encodeDelivery, encodeMessage, encodeSession, encodeSubscription, encodeWill } from "./redis-codec.js";
-import { loadRedisSession, loadRedisSnapshot } from "./redis-load.js";
+import { decodeRawSession, loadRedisSnapshot } from "./redis-load.js";
 import { RecordedWrites, toWriteGroups, type RecordedGroup } from "./redis-writes.js";
 import type { RouterSnapshot } from "./snapshot.js";
 import type { CommitInfo, StoreStats } from "./sqlite-store.js";
@@ -92,6 +93,8 @@ export class RedisStore implements RouterStore {
   /** Client ids claimed by {@link RedisStore.takeSession}: the connection's next session record need not claim again. */
   readonly #takenClaims = new Set<string>();
   readonly #pending = new RecordedWrites();
+  /** Client ids given up while a batch carrying their writes was in flight: a retry drops those writes. */
+  readonly #abandoned = new Set<string>();
   #ticket: Ticket | undefined;
   #inFlight: { readonly groups: readonly RecordedGroup[]; readonly ticket: Ticket; readonly bytes: number } | undefined;
   #scheduled: { readonly cancel: () => void } | undefined;
@@ -175,23 +178,21 @@ export class RedisStore implements RouterStore {
    * Takes `clientId`'s session for a client connecting here (after authentication, before the
    * router claims it). While this node still holds the newest token for it, this router's copy is
    * the session: `{ current: true }`, and the connection's session record claims it as usual.
-   * Otherwise another node served it since (or nobody here ever did): `forget` is called at once
-   * to drop this router's stale copy, whose unsent writes are dropped too (they would be refused);
-   * the id is claimed for this node (the other node is told and closes its connection), and what
-   * Redis holds for it after the claim is returned for `Router.adopt`. Rejects when Redis fails.
+   * Otherwise another node served it since (or nobody here ever did): in the same script the id is
+   * claimed for this node (the other node is told and closes its connection) and what Redis holds
+   * for it is read, returned for `Router.adopt`; `forget` is called first, in the same turn as the
+   * new token is taken, to drop this router's stale copy, whose unsent writes are dropped too (they
+   * would be refused). One round trip. Rejects when Redis fails.
    */
   async takeSession(clientId: string, forget: () => void): Promise<{ readonly current: true } | { readonly current: false; readonly stored: SessionSnapshot | undefined }> {
-    const ownership = new Ownership(this.#redis, this.#keys, this.#nodeId);
-    const held = this.#tokens.get(clientId);
-    const owner = await ownership.owner(clientId);
-    if (held !== undefined && owner?.token === held) return { current: true };
+    const taken = await takeSessionScript(this.#redis, this.#keys, this.#nodeId, clientId, this.#tokens.get(clientId));
+    if (taken.current) return taken;
+    // One synchronous run from here: no write of the stale copy can be recorded under the new token.
     forget();
-    this.#pending.drop(clientId);
-    this.#tokens.delete(clientId);
-    const claim = await ownership.claim(clientId);
-    this.#tokens.set(clientId, claim.token);
+    this.#abandon(clientId);
+    this.#tokens.set(clientId, taken.claim.token);
     this.#takenClaims.add(clientId);
-    return { current: false, stored: await loadRedisSession(this.#redis, this.#keys, clientId) };
+    return { current: false, stored: taken.stored === undefined ? undefined : decodeRawSession(clientId, taken.stored) };
   }
 
   /**
@@ -304,6 +305,7 @@ export class RedisStore implements RouterStore {
     const ticket = this.#ticket ?? newTicket();
     this.#ticket = undefined;
     this.#inFlight = { groups, ticket, bytes };
+    this.#abandoned.clear();
     const started = performance.now();
     void this.#commit(groups).then(
       (refused) => {
@@ -320,7 +322,7 @@ export class RedisStore implements RouterStore {
         // Nothing is known to be written: the groups go again first (every command is
         // idempotent, so a batch that did run and lost its reply is harmless to repeat).
         this.#inFlight = undefined;
-        this.#pending.restore(groups);
+        this.#pending.restore(this.#abandoned.size === 0 ? groups : groups.filter((g) => g.clientId === undefined || !this.#abandoned.has(g.clientId)));
         this.stats.failures += 1;
         this.stats.consecutiveFailures += 1;
         this.#retryAt = performance.now() + Math.min(this.#backoff.max, this.#backoff.initial * 2 ** (this.stats.consecutiveFailures - 1));
@@ -331,6 +333,13 @@ export class RedisStore implements RouterStore {
         if (!this.#closed) this.#schedule();
       },
     );
+  }
+
+  // Drops the unsent writes of a session copy this node gave up, also those of a batch in flight
+  // should it fail and go again (they would carry the new token then).
+  #abandon(clientId: string): void {
+    this.#pending.drop(clientId);
+    if (this.#inFlight?.groups.some((g) => g.clientId === clientId) === true) this.#abandoned.add(clientId);
   }
 
   // Runs one batch; resolves with the client ids whose writes were refused.

@@ -69,6 +69,31 @@ describe.skipIf(!hasRedis)("RedisStore.takeSession", () => {
     await b.close();
   });
 
+  it("checks, claims and reads a session in one script: one command to Redis, whatever the session holds", async () => {
+    const a = await open("node-a");
+    const b = await open("node-b");
+    const onA = newRouter(a).router;
+    const c = online(onA, "c");
+    onA.subscribe("c", c.generation, [sub("t")]);
+    onA.disconnect("c", c.generation, { publishWill: false });
+    onA.publish(message("t", "queued"));
+    await a.flush();
+    await b.takeSession("warm", () => undefined); // the script is loaded (a first EVALSHA may meet NOSCRIPT)
+    const admin = await redis.connect();
+    await admin.config("RESETSTAT");
+    const taken = await b.takeSession("c", () => undefined);
+    // Commands the script runs count too; what a client sent are the top-level ones.
+    const calls = (await admin.info("commandstats"))
+      .split("\r\n")
+      .map((line) => /^cmdstat_(\w+):calls=(\d+)/.exec(line))
+      .flatMap((m) => (m?.[1] === undefined || m[2] === undefined || m[2] === "0" ? [] : [m[1]]))
+      .filter((name) => name !== "info" && name !== "config");
+    expect(calls.filter((name) => !["hget", "hgetall", "hset", "incr", "publish", "smembers"].includes(name))).toEqual(["evalsha"]);
+    expect(taken.current ? [] : taken.stored?.deliveries.map((d) => new TextDecoder().decode(d.delivery.message.payload))).toEqual(["queued"]);
+    await a.close();
+    await b.close();
+  });
+
   it("takes a session nobody stored as none", async () => {
     const a = await open("node-a");
     expect(await a.takeSession("new", () => undefined)).toEqual({ current: false, stored: undefined });

@@ -1,0 +1,106 @@
+/**
+ * A connecting client's session taken by one script: "claim unless my token is current". The
+ * check of the owner, the claim (next token, this node recorded, the previous owner told on its
+ * node channel) and the read of what Redis holds for the session run atomically, so no other
+ * node's claim or write can fall between them.
+ * @module
+ */
+import type { Redis } from "ioredis";
+import type { ClusterKeys } from "./keys.js";
+import type { Claim } from "./ownership.js";
+import { RedisScript } from "./redis-script.js";
+
+// KEYS: tokens counter, owner key, sessions hash, wills hash, then the session's subscriptions,
+// deliveries, assigned and inbound QoS 2 keys. ARGV: node, held token or "", node channel prefix,
+// client id. Returns {1} when the held token is current; else {0, token, previous node or "",
+// previous token or "", and when a session is stored: record, will or "", subscriptions,
+// deliveries, assigned (flat field/value lists), inbound QoS 2 ids}.
+const TAKE_SESSION = new RedisScript(`
+local current = redis.call('HGET', KEYS[2], 'token')
+if ARGV[2] ~= '' and current == ARGV[2] then return {1} end
+local token = redis.call('INCR', KEYS[1])
+local previous = redis.call('HGET', KEYS[2], 'node') or ''
+redis.call('HSET', KEYS[2], 'token', token, 'node', ARGV[1])
+if previous ~= '' and previous ~= ARGV[1] then
+  redis.call('PUBLISH', ARGV[3] .. previous, 'takeover ' .. token .. ' ' .. ARGV[4])
+end
+local reply = {0, token, previous, current or ''}
+local record = redis.call('HGET', KEYS[3], ARGV[4])
+if not record then return reply end
+reply[5] = record
+reply[6] = redis.call('HGET', KEYS[4], ARGV[4]) or ''
+reply[7] = redis.call('HGETALL', KEYS[5])
+reply[8] = redis.call('HGETALL', KEYS[6])
+reply[9] = redis.call('HGETALL', KEYS[7])
+reply[10] = redis.call('SMEMBERS', KEYS[8])
+return reply
+`);
+
+/** What Redis held for a session, as read in the claim's script (values undecoded). */
+export interface RawSession {
+  readonly record: string;
+  readonly will: Buffer | undefined;
+  readonly subscriptions: ReadonlyMap<string, string>;
+  readonly deliveries: ReadonlyMap<string, Buffer>;
+  readonly assigned: ReadonlyMap<string, string>;
+  readonly inboundQos2: readonly string[];
+}
+
+/** The outcome of {@link takeSessionScript}. */
+export type Taken = { readonly current: true } | { readonly current: false; readonly claim: Claim; readonly stored: RawSession | undefined };
+
+const isBufferList = (value: unknown): value is Buffer[] => Array.isArray(value) && value.every((v) => Buffer.isBuffer(v));
+
+function pairs(list: Buffer[]): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  for (let i = 0; i + 1 < list.length; i += 2) {
+    const field = list[i];
+    const value = list[i + 1];
+    if (field !== undefined && value !== undefined) out.set(field.toString(), value);
+  }
+  return out;
+}
+
+const asStrings = (m: Map<string, Buffer>): Map<string, string> => new Map([...m].map(([k, v]) => [k, v.toString()]));
+
+function parse(reply: unknown): Taken {
+  const fail = (): never => {
+    throw new Error("unexpected reply of the take-session script");
+  };
+  if (!Array.isArray(reply)) return fail();
+  const [flag, token, previous, previousToken, record, will, subscriptions, deliveries, assigned, qos2] = reply as unknown[];
+  if (flag === 1) return { current: true };
+  if (typeof token !== "number" || !Buffer.isBuffer(previous) || !Buffer.isBuffer(previousToken)) return fail();
+  const claim: Claim = {
+    token: String(token),
+    previousNode: previous.byteLength === 0 ? undefined : previous.toString(),
+    previousToken: previousToken.byteLength === 0 ? undefined : previousToken.toString(),
+  };
+  if (record === undefined) return { current: false, claim, stored: undefined };
+  if (!Buffer.isBuffer(record) || !Buffer.isBuffer(will) || !isBufferList(subscriptions) || !isBufferList(deliveries) || !isBufferList(assigned) || !isBufferList(qos2)) return fail();
+  return {
+    current: false,
+    claim,
+    stored: {
+      record: record.toString(),
+      will: will.byteLength === 0 ? undefined : will,
+      subscriptions: asStrings(pairs(subscriptions)),
+      deliveries: pairs(deliveries),
+      assigned: asStrings(pairs(assigned)),
+      inboundQos2: qos2.map((b) => b.toString()),
+    },
+  };
+}
+
+/**
+ * Claims `clientId` for `nodeId` unless `held` (the token this node holds for it, if any) is still
+ * the owner's, and reads the session in the same script. One round trip.
+ */
+export async function takeSessionScript(redis: Redis, keys: ClusterKeys, nodeId: string, clientId: string, held: string | undefined): Promise<Taken> {
+  const reply = await TAKE_SESSION.runBuffer(
+    redis,
+    [keys.tokens, keys.owner(clientId), keys.sessions, keys.wills, ...keys.sessionKeys(clientId)],
+    [nodeId, held ?? "", keys.nodeChannel(""), clientId],
+  );
+  return parse(reply);
+}
