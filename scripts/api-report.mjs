@@ -2,7 +2,8 @@
 // written by API Extractor from the declarations tsc emits), checked in so that a change to what a
 // consumer can import shows up in review. `node scripts/api-report.mjs` (`pnpm api:check`) fails
 // when a report differs from the sources, printing the difference; `--update` (`pnpm api:update`)
-// rewrites the reports. `--root <dir>` runs on another checkout (the test's temporary copy) and
+// rewrites the reports. A member without its JSDoc fails both (its report would say "(undocumented)"),
+// naming the source line. `--root <dir>` runs on another checkout (the test's temporary copy) and
 // `--package <name>` on one package.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -50,7 +51,8 @@ function emitDeclarations(entries, out) {
     throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
   } });
   if (base === undefined) throw new Error("cannot read tooling/tsconfig/base.json");
-  const options = { ...base.options, noEmit: false, declaration: true, emitDeclarationOnly: true, rootDir: root, outDir: out };
+  // Declaration maps let API Extractor name the source line of what it reports, not the .d.ts line.
+  const options = { ...base.options, noEmit: false, declaration: true, declarationMap: true, emitDeclarationOnly: true, rootDir: root, outDir: out };
   const program = ts.createProgram(entries.map((e) => e.source), options);
   const result = program.emit();
   const diagnostics = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
@@ -80,8 +82,8 @@ function extract(entry, out, temp) {
           "ae-missing-release-tag": { logLevel: "none" },
           // A type in a signature that its entry point does not export: listed in the report.
           "ae-forgotten-export": { logLevel: "none", addToApiReportFile: true },
-          // A member without its JSDoc: marked "(undocumented)" in the report.
-          "ae-undocumented": { logLevel: "none", addToApiReportFile: false },
+          // A member without its JSDoc (the report would mark it "(undocumented)"): a failure, listed apart.
+          "ae-undocumented": { logLevel: "warning", addToApiReportFile: false },
           // JSDoc {@link}s name members and other entry points' exports, which TSDoc cannot resolve.
           "ae-unresolved-link": { logLevel: "none" },
         },
@@ -93,17 +95,19 @@ function extract(entry, out, temp) {
     packageJsonFullPath: join(entry.dir, "package.json"),
   });
   const messages = [];
+  const undocumented = [];
   const result = Extractor.invoke(config, {
     localBuild: true,
     messageCallback: (message) => {
       // "console" messages are API Extractor's own notes about the report file, which this script compares itself.
-      if (message.category !== "console" && (message.logLevel === "warning" || message.logLevel === "error")) messages.push(message.formatMessageWithLocation(root));
+      if (message.messageId === "ae-undocumented") undocumented.push(message.formatMessageWithLocation(root));
+      else if (message.category !== "console" && (message.logLevel === "warning" || message.logLevel === "error")) messages.push(message.formatMessageWithLocation(root));
       message.handled = true;
     },
   });
   // A message about a declaration names its file; without the temporary folder, so the report is stable.
   const report = readFileSync(join(temp, "actual", `${entry.report}.api.md`), "utf8").replaceAll(`${out}/`, "");
-  return { report, messages, succeeded: result.succeeded };
+  return { report, messages, undocumented, succeeded: result.succeeded };
 }
 
 /** A unified diff of two texts (git's, which CI has). */
@@ -123,7 +127,13 @@ try {
   for (const entry of entries) {
     const file = join(entry.dir, "api", `${entry.report}.api.md`);
     const label = `${relative(root, file)} (${entry.name}${entry.subpath === "." ? "" : entry.subpath.slice(1)})`;
-    const { report, messages, succeeded } = extract(entry, join(temp, "dts"), temp);
+    const { report, messages, undocumented, succeeded } = extract(entry, join(temp, "dts"), temp);
+    // Not written even with --update: the reports stay free of "(undocumented)".
+    if (undocumented.length > 0 || report.includes("(undocumented)")) {
+      failed = true;
+      process.stderr.write(`api: ${label}: public members without JSDoc (say why each exists, briefly):\n${undocumented.join("\n")}\n`);
+      continue;
+    }
     if (!succeeded || messages.length > 0) {
       failed = true;
       process.stderr.write(`api: ${label}: API Extractor failed\n${messages.join("\n")}\n`);

@@ -17,6 +17,16 @@ function apiReport(args: readonly string[]): { status: number | null; stdout: st
   return { status, stdout, stderr };
 }
 
+/** A copy of seqlog with what the checker reads (manifest, sources, reports, the shared tsconfig); the checker's arguments for it. */
+function seqlogCopy(name: string): { copy: string; args: string[] } {
+  const copy = join(work, name);
+  mkdirSync(join(copy, "packages"), { recursive: true });
+  cpSync(join(root, "packages", "seqlog"), join(copy, "packages", "seqlog"), { recursive: true, filter: (src) => !src.includes("node_modules") });
+  cpSync(join(root, "tooling", "tsconfig"), join(copy, "tooling", "tsconfig"), { recursive: true, filter: (src) => !src.includes("node_modules") });
+  symlinkSync(join(root, "node_modules"), join(copy, "node_modules"), "dir");
+  return { copy, args: ["--root", copy, "--package", "seqlog"] };
+}
+
 afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
@@ -30,13 +40,7 @@ describe("the public API reports", () => {
   }, 300_000);
 
   it("fail on an export the report lacks, print the difference, and pass again once updated", () => {
-    // A copy of one package with what the checker reads: its manifest, sources, reports and the shared tsconfig.
-    const copy = join(work, "repo");
-    mkdirSync(join(copy, "packages"), { recursive: true });
-    cpSync(join(root, "packages", "seqlog"), join(copy, "packages", "seqlog"), { recursive: true, filter: (src) => !src.includes("node_modules") });
-    cpSync(join(root, "tooling", "tsconfig"), join(copy, "tooling", "tsconfig"), { recursive: true, filter: (src) => !src.includes("node_modules") });
-    symlinkSync(join(root, "node_modules"), join(copy, "node_modules"), "dir");
-    const args = ["--root", copy, "--package", "seqlog"];
+    const { copy, args } = seqlogCopy("changed");
 
     appendFileSync(join(copy, "packages", "seqlog", "src", "index.ts"), '/** Not in the report. */\nexport const EXTRA = 1;\n');
     const changed = apiReport(args);
@@ -49,5 +53,24 @@ describe("the public API reports", () => {
     expect(updated.status).toBe(0);
     expect(readFileSync(join(copy, "packages", "seqlog", "api", "index.api.md"), "utf8")).toMatch(/^export const EXTRA = 1;$/m);
     expect(apiReport(args).status).toBe(0);
+  }, 300_000);
+
+  it("fail on a public member without JSDoc, naming its source line, and do not write it into the report with --update", () => {
+    const { copy, args } = seqlogCopy("undocumented");
+    const report = join(copy, "packages", "seqlog", "api", "index.api.md");
+    const before = readFileSync(report, "utf8");
+    const index = join(copy, "packages", "seqlog", "src", "index.ts");
+    const line = readFileSync(index, "utf8").split("\n").length;
+    appendFileSync(index, "export const UNDOCUMENTED = 1;\n");
+
+    const checked = apiReport(args);
+    expect(checked.status).toBe(1);
+    expect(checked.stderr).toMatch(/packages\/seqlog\/api\/index\.api\.md \(seqlog\): public members without JSDoc/);
+    expect(checked.stderr).toContain(`packages/seqlog/src/index.ts:${String(line)}:`);
+    expect(checked.stderr).toMatch(/"UNDOCUMENTED"/);
+
+    const updated = apiReport([...args, "--update"]);
+    expect(updated.status).toBe(1);
+    expect(readFileSync(report, "utf8")).toBe(before);
   }, 300_000);
 });

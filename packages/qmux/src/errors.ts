@@ -22,6 +22,7 @@ export type TransportErrorCode = (typeof TransportError)[keyof typeof TransportE
 export class FramingError extends Error {
   /** Builds an error with its QUIC transport error code and a short reason. */
   constructor(
+    /** The QUIC transport error code to close the connection with. */
     readonly code: TransportErrorCode,
     reason: string,
   ) {

@@ -85,6 +85,7 @@ export function tlsAlpns(moqAlpns: readonly string[] = TCP_MOQ_ALPNS): string[] 
 
 /** The qmux version and moq ALPN a TLS connection agreed by ALPN. */
 export interface TlsAlpnChoice {
+  /** The qmux version the ALPN selected. */
   readonly framing: QmuxVersion;
   /** The moq ALPN; undefined = none agreed (agree it in the qmux parameters or in-band). */
   readonly moqAlpn: string | undefined;

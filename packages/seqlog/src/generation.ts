@@ -20,6 +20,7 @@ export const GENERATIONS_PER_MS = 1024;
 
 /** Thrown when the allocator would pass 2^53 - 1, where numbers stop being exact. */
 export class GenerationExhaustedError extends RangeError {
+  /** Set so logs and `err.name` checks name the class. */
   override readonly name = "GenerationExhaustedError";
   constructor() {
     super("generation allocator exhausted (2^53 - 1 reached)");

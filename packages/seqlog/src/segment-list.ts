@@ -10,6 +10,7 @@ import { segmentCovers, type Segment, type SegmentItem, type SegmentSource } fro
 
 /** Thrown when a switch would not advance the boundary (a segment must start past its predecessor). */
 export class SegmentBoundsError extends RangeError {
+  /** Set so logs and `err.name` checks name the class. */
   override readonly name = "SegmentBoundsError";
   /** The rejected start. */
   readonly start: number | undefined;

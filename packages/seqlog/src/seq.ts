@@ -12,6 +12,7 @@ export const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 
 /** Thrown when a value cannot be used as a sequence number, or a counter would pass {@link MAX_SEQ}. */
 export class SeqRangeError extends RangeError {
+  /** Set so logs and `err.name` checks name the class. */
   override readonly name = "SeqRangeError";
   /** The offending value. */
   readonly value: number;

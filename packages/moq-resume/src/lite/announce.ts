@@ -10,14 +10,19 @@ import type { ByteWriter } from "./writer.js";
  * broadcasts under `prefix`. `excludeHop` is on the wire in lite-04/05 only (0 elsewhere).
  */
 export interface AnnounceRequest {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "announce_request";
+  /** The path prefix; every broadcast announced back lies under it. */
   readonly prefix: string;
+  /** A hop id whose announces the publisher should not send back (loop avoidance between relays); 0 none. */
   readonly excludeHop: number;
 }
 
 /** ANNOUNCE_INIT (lite-01/02): the initial set of active suffixes. */
 export interface AnnounceInit {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "announce_init";
+  /** Suffixes (relative to the request's prefix) active when the request arrived. */
   readonly suffixes: readonly string[];
 }
 
@@ -26,8 +31,11 @@ export interface AnnounceInit {
  * announce) and how many of the following announces form the initial set.
  */
 export interface AnnounceOk {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "announce_ok";
+  /** The publisher's own hop id, appended implicitly to every later announce's hops. */
   readonly hopId: number;
+  /** How many of the following announces are the initial set; after them the set is live. */
   readonly activeCount: number;
 }
 
@@ -46,9 +54,13 @@ export type AnnounceStatus = "ended" | "active" | "restart";
  * (undefined before lite-06, where none travels).
  */
 export interface Announce {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "announce";
+  /** Whether the broadcast started, ended or restarted. */
   readonly status: AnnounceStatus;
+  /** The broadcast's path relative to the request's prefix. */
   readonly suffix: string;
+  /** Hop ids of the relays the announce passed through, for loop detection and route length. */
   readonly hops: readonly number[];
   /** lite-06 announce id of an END or UPDATE (START assigns it implicitly). */
   readonly id?: number;

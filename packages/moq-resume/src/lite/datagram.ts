@@ -12,10 +12,15 @@ export const MAX_DATAGRAM_SIZE = 1200;
  * payload runs to the end of the datagram. `timestamp` is absolute (no previous frame).
  */
 export interface Datagram {
+  /** Tells a datagram apart from the stream messages it is handled beside. */
   readonly type: "datagram";
+  /** The subscribe id the datagram answers. */
   readonly subscribe: number;
+  /** The group's sequence number. */
   readonly sequence: number;
+  /** The frame's timestamp in the track timescale. */
   readonly timestamp: number;
+  /** The frame: everything after the header. */
   readonly payload: Uint8Array;
 }
 

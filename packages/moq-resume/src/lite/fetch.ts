@@ -10,10 +10,15 @@ import type { ByteWriter } from "./writer.js";
  * of a track. The reply is bare FRAMEs on the same stream, then FIN; an error is a reset.
  */
 export interface Fetch {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "fetch";
+  /** The broadcast's path. */
   readonly broadcast: string;
+  /** The track's name within the broadcast. */
   readonly track: string;
+  /** Send priority against the session's other streams (0..255, higher first). */
   readonly priority: number;
+  /** The sequence number of the group to return. */
   readonly group: number;
   /** moq-lite-06: the first frame to return (0 or absent: from the start of the group). */
   readonly startFrame?: number;

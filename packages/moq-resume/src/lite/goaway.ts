@@ -7,7 +7,9 @@ import type { ByteWriter } from "./writer.js";
  * to the same endpoint); otherwise reconnect there and migrate subscriptions.
  */
 export interface Goaway {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "goaway";
+  /** Where to reconnect; empty: nowhere in particular. */
   readonly uri: string;
 }
 

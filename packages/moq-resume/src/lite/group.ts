@@ -6,8 +6,11 @@ import type { ByteWriter } from "./writer.js";
 
 /** GROUP header, the first message of a group uni stream (size-prefixed). */
 export interface GroupHeader {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "group";
+  /** The subscribe id the group answers. */
   readonly subscribe: number;
+  /** The group's sequence number within its track. */
   readonly sequence: number;
   /**
    * moq-lite-06: the index of the first frame on this stream (0 or absent: the group from its
@@ -23,8 +26,11 @@ export interface GroupHeader {
  * bytes whenever they arrived in one chunk.
  */
 export interface Frame {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "frame";
+  /** The frame's bytes. */
   readonly payload: Uint8Array;
+  /** Absolute timestamp in the track timescale (lite-05+); undefined before. */
   readonly timestamp: number | undefined;
 }
 

@@ -8,7 +8,9 @@ import type { ByteWriter } from "./writer.js";
  * the 0x20/0x21 exchange an even id carries a varint (`number`) and an odd id bytes.
  */
 export interface SetupParameter {
+  /** The parameter id; ids the reader does not know are kept, not refused. */
   readonly id: number;
+  /** A varint (`number`) or bytes, by layout and id parity (see above). */
   readonly value: number | Uint8Array;
 }
 

@@ -7,8 +7,11 @@ import type { ByteWriter } from "./writer.js";
  * 0 on the wire means unknown (undefined here); a known 0 is sent as 1, as the reference does.
  */
 export interface Probe {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "probe";
+  /** Bits per second; undefined: unknown. */
   readonly bitrate: number | undefined;
+  /** Round-trip time in ms (lite-04+); undefined: unknown or not sent. */
   readonly rtt: number | undefined;
 }
 

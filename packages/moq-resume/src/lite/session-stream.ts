@@ -17,21 +17,29 @@ export type SetupFraming = "draft14" | "lite";
 
 /** CLIENT_SETUP: the versions the client speaks, in preference order, and its parameters. */
 export interface ClientSetup {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "client_setup";
+  /** Version numbers on the wire, most preferred first. */
   readonly versions: readonly number[];
+  /** In wire order; unknown ids are kept. */
   readonly parameters: readonly SetupParameter[];
 }
 
 /** SERVER_SETUP: the version the server picked and its parameters. */
 export interface ServerSetup {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "server_setup";
+  /** One of the client's versions, the session's from now on. */
   readonly version: number;
+  /** In wire order; unknown ids are kept. */
   readonly parameters: readonly SetupParameter[];
 }
 
 /** SESSION_INFO (lite-01/02, on the session stream after SETUP): bitrate, 0 = unknown. */
 export interface SessionInfo {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "session_info";
+  /** Bits per second; undefined: unknown. */
   readonly bitrate: number | undefined;
 }
 

@@ -16,12 +16,19 @@ export type SetupRole = "both" | "publisher" | "subscriber";
  * Known parameters are typed; others are kept in `unknown` in wire order.
  */
 export interface Setup {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "setup";
+  /** How far this side takes part in bandwidth probing. */
   readonly probe: ProbeLevel;
+  /** The PATH parameter: a broadcast path the sender declares; undefined: not sent. */
   readonly path: string | undefined;
+  /** Which directions this side means to use. */
   readonly role: SetupRole;
+  /** The COST parameter: the sender's declared route cost; undefined: not sent. */
   readonly cost: number | undefined;
+  /** The sender's origin id (non-zero); undefined: not declared. */
   readonly origin: number | undefined;
+  /** Parameters this version does not type, kept so they can be relayed or inspected. */
   readonly unknown: readonly SetupParameter[];
 }
 

@@ -29,7 +29,9 @@ export type StreamKind = BidiKind | UniKind;
 
 /** The stream-type header: the first varint of every lite stream. */
 export interface StreamHeader {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "stream_header";
+  /** What the stream carries; decides how the rest of it is read. */
   readonly kind: StreamKind;
 }
 

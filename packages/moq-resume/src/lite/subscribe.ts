@@ -25,14 +25,23 @@ import type { ByteWriter } from "./writer.js";
  * `Option<u64>` on the wire (0 = none, else seq+1); `maxLatency` is in milliseconds.
  */
 export interface Subscribe {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "subscribe";
+  /** Chosen by the subscriber, unique in the session; groups name it. */
   readonly id: number;
+  /** The broadcast's path. */
   readonly broadcast: string;
+  /** The track's name within the broadcast. */
   readonly track: string;
+  /** Send priority against the session's other subscriptions (0..255, higher first). */
   readonly priority: number;
+  /** Deliver groups in sequence order rather than newest first. */
   readonly ordered: boolean;
+  /** How old (ms) a group may get before it is skipped; 0: no limit. */
   readonly maxLatency: number;
+  /** First group wanted; undefined: the latest. */
   readonly startGroup: number | undefined;
+  /** Last group wanted, inclusive; undefined: no end. */
   readonly endGroup: number | undefined;
   /** moq-lite-06: first frame to deliver of `startGroup` (0 or absent: the whole group). */
   readonly startFrame?: number;
@@ -42,11 +51,17 @@ export interface Subscribe {
 
 /** SUBSCRIBE_UPDATE (lite-03+): new preferences for a live subscription. */
 export interface SubscribeUpdate {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "subscribe_update";
+  /** See {@link Subscribe.priority}. */
   readonly priority: number;
+  /** See {@link Subscribe.ordered}. */
   readonly ordered: boolean;
+  /** See {@link Subscribe.maxLatency}. */
   readonly maxLatency: number;
+  /** See {@link Subscribe.startGroup}. */
   readonly startGroup: number | undefined;
+  /** See {@link Subscribe.endGroup}. */
   readonly endGroup: number | undefined;
   /** See {@link Subscribe.startFrame}. */
   readonly startFrame?: number;
@@ -56,7 +71,9 @@ export interface SubscribeUpdate {
 
 /** The frame bounds of a subscription, as they travel on moq-lite-06. */
 export interface FrameBounds {
+  /** See {@link Subscribe.startFrame}; 0: the whole group. */
   readonly startFrame: number;
+  /** See {@link Subscribe.endFrame}; undefined: the whole group. */
   readonly endFrame: number | undefined;
 }
 
@@ -96,31 +113,45 @@ export function readFrameBounds(r: BodyReader, version: LiteVersion, startGroup:
  * lite-03/04 every field; absent fields decode as defaults.
  */
 export interface SubscribeOk {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "subscribe_ok";
+  /** The priority the publisher will use. */
   readonly priority: number;
+  /** The order the publisher will deliver in. */
   readonly ordered: boolean;
+  /** The latency bound (ms) the publisher will apply; 0: none. */
   readonly maxLatency: number;
+  /** The first group the publisher will send; undefined: the latest. */
   readonly startGroup: number | undefined;
+  /** The last group it will send, inclusive; undefined: no end. */
   readonly endGroup: number | undefined;
 }
 
 /** SUBSCRIBE_DROP (lite-03+): groups `start..=end` will not come; `error` 0 means unavailable. */
 export interface SubscribeDrop {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "subscribe_drop";
+  /** First dropped group. */
   readonly start: number;
+  /** Last dropped group, inclusive. */
   readonly end: number;
+  /** Why they were dropped; 0: unavailable. */
   readonly error: number;
 }
 
 /** SUBSCRIBE_START (lite-05): the resolved first group. */
 export interface SubscribeStart {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "subscribe_start";
+  /** The sequence number delivery starts at (a "latest" request resolved). */
   readonly group: number;
 }
 
 /** SUBSCRIBE_END (lite-05): the exclusive end; 0 means no groups at all. */
 export interface SubscribeEnd {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "subscribe_end";
+  /** One past the last group that will be delivered. */
   readonly group: number;
 }
 

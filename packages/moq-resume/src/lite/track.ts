@@ -7,8 +7,11 @@ import type { ByteWriter } from "./writer.js";
 
 /** TRACK (lite-05): ask for a track's immutable properties without subscribing. */
 export interface Track {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "track";
+  /** The broadcast's path. */
   readonly broadcast: string;
+  /** The track's name within the broadcast. */
   readonly track: string;
 }
 
@@ -17,10 +20,15 @@ export interface Track {
  * second of frame timestamps) is never zero.
  */
 export interface TrackInfo {
+  /** Tag in the {@link LiteMessage} union. */
   readonly type: "track_info";
+  /** The track's default send priority (0..255, higher first). */
   readonly priority: number;
+  /** Whether the track's groups are meant to be delivered in order. */
   readonly ordered: boolean;
+  /** The track's latency bound in ms; 0: none. */
   readonly maxLatency: number;
+  /** Frame timestamp units per second. */
   readonly timescale: number;
 }
 

@@ -19,7 +19,9 @@ export interface CacheLimits {
 
 /** The groups of one track copy. */
 export class GroupCache {
+  /** Most groups kept (at least 1; default 64); older ones are evicted first. */
   readonly maxGroups: number;
+  /** Oldest group age (ms) kept; `Infinity` when unbounded. */
   readonly maxAgeMs: number;
   readonly #groups = new Map<number, Group>();
   #log: ArrivalEntry<Group>[] = [];

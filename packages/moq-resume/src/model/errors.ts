@@ -21,6 +21,7 @@ export type ModelErrorCode = (typeof ModelErrorCode)[keyof typeof ModelErrorCode
 
 /** Base class of model errors. */
 export class ModelError extends Error {
+  /** The subclass's name, so logs show which model error it was. */
   override readonly name: string = "ModelError";
   /** The error's code. */
   readonly code: ModelErrorCode;
@@ -32,6 +33,7 @@ export class ModelError extends Error {
 
 /** The producer aborted the track; `reason` is the application's code. */
 export class TrackAbortedError extends ModelError {
+  /** Set so logs and `err.name` checks name the subclass. */
   override readonly name = "TrackAbortedError";
   /** The application's abort code. */
   readonly reason: number;
@@ -43,6 +45,7 @@ export class TrackAbortedError extends ModelError {
 
 /** The producer was dropped without finishing or aborting. */
 export class TrackDroppedError extends ModelError {
+  /** Set so logs and `err.name` checks name the subclass. */
   override readonly name = "TrackDroppedError";
   constructor() {
     super(ModelErrorCode.Dropped, "track producer dropped");
@@ -51,6 +54,7 @@ export class TrackDroppedError extends ModelError {
 
 /** A group with this sequence number is already held by the track. */
 export class DuplicateGroupError extends ModelError {
+  /** Set so logs and `err.name` checks name the subclass. */
   override readonly name = "DuplicateGroupError";
   /** The duplicated sequence number. */
   readonly sequence: number;
@@ -62,6 +66,7 @@ export class DuplicateGroupError extends ModelError {
 
 /** A write to a group or track that is finished, aborted or evicted. */
 export class ClosedError extends ModelError {
+  /** Set so logs and `err.name` checks name the subclass. */
   override readonly name = "ClosedError";
   constructor(what: string) {
     super(ModelErrorCode.Closed, `${what} is closed`);

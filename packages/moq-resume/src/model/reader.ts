@@ -135,7 +135,7 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
     this.#detach();
   }
 
-  /** @inheritdoc */
+  /** Whether this reader may still need what `segment`'s copy holds or may bring; the resumed track keeps the copy while any reader does (see `ReaderFeed.needs`). */
   needs(segment: Segment<SegmentSource<Group>>, whole: (sequence: number) => boolean): boolean {
     const cursor = this.#cursor;
     return readerNeeds(

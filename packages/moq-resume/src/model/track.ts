@@ -175,22 +175,22 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
 
   // --- segment source ---
 
-  /** @inheritdoc */
+  /** The lowest arrival index still readable (the cache's). */
   get arrivalStart(): number {
     return this.#cache.arrivalStart;
   }
 
-  /** @inheritdoc */
+  /** One past the highest arrival index so far. */
   get arrivalEnd(): number {
     return this.#cache.arrivalEnd;
   }
 
-  /** @inheritdoc */
+  /** The group at an absolute arrival index, if still cached; readers walk groups in arrival order. */
   arrival(index: number): ArrivalEntry<Group> | undefined {
     return this.#cache.arrival(index);
   }
 
-  /** @inheritdoc */
+  /** The cached group with this sequence number, if any. */
   get(sequence: number): Group | undefined {
     return this.#cache.get(sequence);
   }

@@ -65,6 +65,7 @@ export interface Takeover {
 export class ResumeTrack implements ReaderFeed<Track> {
   /** The segments. */
   readonly list = new SegmentList<Track, Group>();
+  /** The track's name, shared by every segment's copy. */
   readonly name: string;
   readonly #clock: Clock;
   readonly #maxSegments: number;

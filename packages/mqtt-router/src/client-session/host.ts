@@ -121,7 +121,9 @@ export type SubscribeFilters = (
 
 /** How a {@link ClientSession} is configured; shared by every session of an app. */
 export interface ClientSessionOptions {
+  /** The app's clock (tests drive their own): a publish's Message Expiry Interval becomes an expiry time on it. */
   readonly clock: Clock;
+  /** The protocol limits every connection enforces. */
   readonly protocol: ProtocolOptions;
   /** The store's commit; undefined without a durable store (nothing waits then). */
   readonly commits: Commits | undefined;

@@ -25,11 +25,13 @@ export abstract class MqttCodecError extends Error {
 
 /** Bytes received from a peer are not a valid packet. Decoding stops at the first one. */
 export class MqttDecodeError extends MqttCodecError {
+  /** Set so logs and `err.name` checks tell a decode failure from an encode one. */
   override readonly name = "MqttDecodeError";
 }
 
 /** A packet given to an encoder cannot be written as valid MQTT (nothing was written). */
 export class MqttEncodeError extends MqttCodecError {
+  /** Set so logs and `err.name` checks tell an encode failure from a decode one. */
   override readonly name = "MqttEncodeError";
 }
 

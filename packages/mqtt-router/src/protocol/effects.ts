@@ -6,19 +6,25 @@ import type { PublishProperties, UserProperty } from "../codec/property-types.js
  * The app answers with `accept` or `reject` (after an optional AUTH exchange).
  */
 export interface ConnectRequestEffect {
+  /** Tag in the {@link Effect} union. */
   readonly kind: "connect-request";
+  /** The connection's protocol level; the router keeps it for the session's deliveries. */
   readonly protocolVersion: ProtocolVersion;
   /** The client id to use: the client's, or a generated one when it sent an empty id. */
   readonly clientId: string;
   /** True when the server generated `clientId` [MQTT-3.1.3-6]. */
   readonly clientIdAssigned: boolean;
+  /** Discard any stored session and start a new one (Clean Start / Clean Session). */
   readonly cleanStart: boolean;
   /** Effective keep alive in seconds (Server Keep Alive when configured); 0 disables it. */
   readonly keepAlive: number;
   /** Effective Session Expiry Interval in seconds (the client's, capped by the server). */
   readonly sessionExpiryInterval: number;
+  /** From CONNECT, for the app's authenticator. */
   readonly username?: string;
+  /** From CONNECT, for the app's authenticator; binary, so passwords need not be text. */
   readonly password?: Uint8Array;
+  /** The will to arm once the connection is accepted. */
   readonly will?: Will;
   /** The client's Receive Maximum: the server's send quota. */
   readonly receiveMaximum: number;
@@ -26,8 +32,11 @@ export interface ConnectRequestEffect {
   readonly maximumPacketSize?: number;
   /** Highest Topic Alias the server may use towards the client. */
   readonly topicAliasMaximum: number;
+  /** The client asked for Response Information in the CONNACK (MQTT 5). */
   readonly requestResponseInformation: boolean;
+  /** False: the client asked for no Reason String or User Properties on packets other than PUBLISH, CONNACK and DISCONNECT. */
   readonly requestProblemInformation: boolean;
+  /** The CONNECT's user properties, for the authenticator or the app's hooks. */
   readonly userProperties: readonly UserProperty[];
   /** Present when the client asked for enhanced authentication (MQTT 5). */
   readonly authentication?: { readonly method: string; readonly data?: Uint8Array };
@@ -118,7 +127,9 @@ export type CloseCause =
  * action). The app releases the connection in the router and fires the will if `publishWill`.
  */
 export interface ClosedEffect {
+  /** Tag in the {@link Effect} union. */
   readonly kind: "closed";
+  /** Why the connection ended, for logs and metrics. */
   readonly cause: CloseCause;
   /** The MQTT 5 reason code that describes the end (also for 3.1.1 connections). */
   readonly reasonCode: number;

@@ -8,10 +8,15 @@ import type { UserProperty } from "../codec/property-types.js";
 
 /** The MQTT 5 properties that travel with an application message (aliases never do). */
 export interface MessageProperties {
+  /** 1: the payload is UTF-8 text; 0 or absent: unspecified bytes. */
   readonly payloadFormatIndicator?: 0 | 1;
+  /** The payload's MIME type, as the publisher gave it. */
   readonly contentType?: string;
+  /** Where a request's receiver should publish its response. */
   readonly responseTopic?: string;
+  /** Lets the requester match a response to its request. */
   readonly correlationData?: Uint8Array;
+  /** Forwarded unchanged, in order. */
   readonly userProperties?: readonly UserProperty[];
 }
 
@@ -19,9 +24,13 @@ export interface MessageProperties {
 export interface Message {
   /** The resolved topic name (never an alias). */
   readonly topic: string;
+  /** The body, shared by every subscriber's copy (never copied per delivery). */
   readonly payload: Uint8Array;
+  /** The publisher's QoS; each copy gets min(this, granted QoS). */
   readonly qos: QoS;
+  /** The publisher's RETAIN flag: store it as the topic's retained message. */
   readonly retain: boolean;
+  /** Forwarded with every copy. */
   readonly properties: MessageProperties;
   /** When the message expires (clock ms), from its Message Expiry Interval; absent: never. */
   readonly expiresAt?: number;
@@ -31,6 +40,7 @@ export interface Message {
 
 /** One subscriber's copy: the effective QoS and flags for that subscriber. */
 export interface Delivery {
+  /** The shared message; the copy adds only per-subscriber fields. */
   readonly message: Message;
   /** min(publish QoS, granted QoS) [MQTT-3.8.4-8]. */
   readonly qos: QoS;

@@ -13,6 +13,7 @@ import type { SessionSubscription } from "./subscription.js";
 
 /** Where an in-flight QoS 1/2 delivery stands. */
 export interface Assigned {
+  /** The id the PUBLISH went out with; a resend reuses it. */
   readonly packetId: number;
   /** "publish": PUBLISH sent, awaiting PUBACK/PUBREC; "pubrel": PUBREC received, PUBREL sent. */
   phase: "publish" | "pubrel";
@@ -20,9 +21,11 @@ export interface Assigned {
 
 /** The connection currently owning a session (its generation is the session's fence). */
 export interface Owner {
+  /** Where the router sends this owner's deliveries. */
   readonly sink: DeliverySink;
   /** The client's Receive Maximum: the most unacknowledged QoS 1/2 deliveries it accepts. */
   readonly receiveMaximum: number;
+  /** The owner's protocol level: subscribe options beyond QoS apply on MQTT 5 only. */
   readonly protocolVersion: ProtocolVersion;
   /**
    * False between CONNECT and the app's `bind` (after CONNACK, once the session claim is
@@ -33,6 +36,7 @@ export interface Owner {
 
 /** A will armed by one connection. */
 export interface ArmedWill {
+  /** Published when the will fires. */
   readonly message: Message;
   /** Will Delay Interval in ms. */
   readonly delayMs: number;
@@ -54,12 +58,15 @@ export type ReadonlySessionQueue = Pick<
  * one instant, see `Router.sessionView`.
  */
 export interface ReadonlySession {
+  /** The session's key; one session per client id. */
   readonly clientId: string;
   /** Seconds; 0xFFFFFFFF (`SESSION_NEVER_EXPIRES`) for never. */
   readonly expiryInterval: number;
   /** The generation of the connection that claimed the session last (owning it or not). */
   readonly generation: number;
+  /** By filter as subscribed (`$share/` prefix included). */
   readonly subscriptions: ReadonlyMap<string, SessionSubscription>;
+  /** Deliveries waiting or in flight, in seq order. */
   readonly queue: ReadonlySessionQueue;
   /** Deliveries that have a packet id: in flight, or requeued for a DUP=1 resend. By queue seq. */
   readonly assigned: ReadonlyMap<number, Readonly<Assigned>>;

@@ -19,15 +19,19 @@ import type { TopicTrie } from "./topic-trie.js";
  * own record of the plan's targets with the sessions it may change.
  */
 export interface PlanTarget<S extends ReadonlySession = ReadonlySession> {
+  /** The session to deliver to, seen read-only by the plan's holder. */
   readonly session: S;
   /** The session's queue epoch when planned: the fence. */
   readonly epoch: number;
+  /** This session's copy (QoS, RETAIN and Subscription Identifiers for it). */
   readonly delivery: Delivery;
 }
 
 /** What a publish will do, decided synchronously. */
 export interface DeliveryPlan<S extends ReadonlySession = ReadonlySession> {
+  /** The message being published. */
   readonly message: Message;
+  /** One per session that gets a copy; empty when nothing matched. */
   readonly targets: readonly PlanTarget<S>[];
 }
 

@@ -22,7 +22,9 @@ interface PageFrame {
 
 /** Bounds on the retained store: topics holding a message, and the bytes those messages hold. */
 export interface RetainedLimits {
+  /** Most topics holding a retained message. */
   readonly maxCount: number;
+  /** Most payload bytes all retained messages hold together. */
   readonly maxBytes: number;
 }
 

@@ -65,7 +65,9 @@ export function deliveryContext(state: RouterState): DeliveryContext {
 
 /** Refusal of a call from a connection that no longer owns its session. */
 export interface Stale {
+  /** Tells a refusal from a success result. */
   readonly ok: false;
+  /** The caller's generation no longer owns the session (another connection took it over). */
   readonly reason: "stale-generation";
 }
 

@@ -8,7 +8,9 @@ import type { RouterState } from "./router-state.js";
 
 /** Paging through a sorted list: the key after which a page starts, and its most items. */
 export interface PageOptions {
+  /** Start after this key (the previous page's `next`); absent: from the first. */
   readonly after?: string | undefined;
+  /** Most items in the page. */
   readonly limit: number;
 }
 

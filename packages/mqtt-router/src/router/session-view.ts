@@ -16,8 +16,11 @@ export interface SubscriptionView {
   readonly filter: string;
   /** The granted (maximum) QoS. */
   readonly qos: QoS;
+  /** The subscriber does not get its own publishes. */
   readonly noLocal: boolean;
+  /** Forwarded messages keep their RETAIN flag. */
   readonly retainAsPublished: boolean;
+  /** 0 retained messages on every subscribe, 1 only on a new subscription, 2 never. */
   readonly retainHandling: 0 | 1 | 2;
   /** The Subscription Identifier given with the SUBSCRIBE, if any. */
   readonly subscriptionId?: number;
@@ -27,6 +30,7 @@ export interface SubscriptionView {
 
 /** One session as an operator sees it, taken at one instant. */
 export interface SessionView {
+  /** The session's key. */
   readonly clientId: string;
   /** A connection owns the session now. */
   readonly connected: boolean;
@@ -44,6 +48,7 @@ export interface SessionView {
   readonly inflight: number;
   /** Approximate bytes held by queued and in-flight deliveries. */
   readonly queuedBytes: number;
+  /** How many filters the session holds. */
   readonly subscriptions: number;
   /** A will is armed (waiting for the connection to close, or for its delay). */
   readonly willArmed: boolean;
@@ -51,18 +56,23 @@ export interface SessionView {
 
 /** One retained message as an operator sees it. */
 export interface RetainedView {
+  /** The topic the message is retained under. */
   readonly topic: string;
+  /** The QoS it was published with (its copies get at most this). */
   readonly qos: QoS;
   /** The payload (a copy: changing it changes nothing in the store). */
   readonly payload: Uint8Array;
   /** When it expires (clock ms); absent: never. */
   readonly expiresAt?: number;
+  /** The payload's MIME type, as published. */
   readonly contentType?: string;
+  /** 1: the payload is UTF-8 text. */
   readonly payloadFormatIndicator?: 0 | 1;
 }
 
 /** A page of retained messages, in topic order. */
 export interface RetainedPage {
+  /** At most the page's `limit`, in topic order. */
   readonly messages: readonly RetainedView[];
   /** Pass as `after` for the next page; absent when this page was the last. */
   readonly next?: string;

@@ -8,14 +8,19 @@ import type { MessageProperties } from "./message.js";
 
 /** A PUBLISH the connection should send. */
 export interface OutboundPublish {
+  /** The resolved topic; a connection may replace it with a Topic Alias on the wire. */
   readonly topic: string;
+  /** The message body, shared with the other subscribers' copies: do not change it. */
   readonly payload: Uint8Array;
+  /** The delivery's QoS (already lowered to the granted QoS). */
   readonly qos: QoS;
+  /** RETAIN as this subscriber should see it. */
   readonly retain: boolean;
   /** True on a resend after reconnect [MQTT-3.3.1-1]; always false for QoS 0. */
   readonly dup: boolean;
   /** Present exactly when qos > 0; reused unchanged on a resend [MQTT-4.4.0-1]. */
   readonly packetId?: number;
+  /** The message's properties plus the per-delivery ones the connection encodes. */
   readonly properties: MessageProperties & {
     /** The interval left, in seconds [MQTT-3.3.2-6]. */
     readonly messageExpiryInterval?: number;

@@ -27,10 +27,12 @@ export class SnapshotStore implements RouterStore {
   readonly #wills = new Map<string, { readonly message: Message; readonly delayMs: number }>();
   readonly #retained = new Map<string, Message>();
 
+  /** Keeps `record` as the session's current record. */
   sessionSaved(record: SessionRecord): void {
     this.#sessions.set(record.clientId, record);
   }
 
+  /** Drops the session and everything kept for it. */
   sessionDeleted(clientId: string): void {
     this.#sessions.delete(clientId);
     this.#subscriptions.delete(clientId);
@@ -39,39 +41,47 @@ export class SnapshotStore implements RouterStore {
     this.#wills.delete(clientId);
   }
 
+  /** Keeps the subscription, replacing one with the same filter. */
   subscriptionSaved(clientId: string, subscription: SessionSubscription): void {
     inner(this.#subscriptions, clientId).set(subscription.filter, subscription);
   }
 
+  /** Forgets the session's subscription to `filter`. */
   subscriptionDeleted(clientId: string, filter: string): void {
     inner(this.#subscriptions, clientId).delete(filter);
   }
 
+  /** Keeps the delivery under `seq`, not yet assigned a packet id. */
   deliveryQueued(clientId: string, seq: number, delivery: Delivery): void {
     inner(this.#deliveries, clientId).set(seq, { delivery });
   }
 
+  /** Forgets the delivery under `seq`. */
   deliveryRemoved(clientId: string, seq: number): void {
     inner(this.#deliveries, clientId).delete(seq);
   }
 
+  /** Records the packet id and phase of the delivery under `seq`. */
   deliveryAssigned(clientId: string, seq: number, assigned: Assigned): void {
     const entry = inner(this.#deliveries, clientId).get(seq);
     // A copy: the router mutates its own object when the phase moves on.
     if (entry !== undefined) entry.assigned = { ...assigned };
   }
 
+  /** Adds or removes an inbound QoS 2 packet id. */
   inboundQos2Changed(clientId: string, packetId: number, received: boolean): void {
     const ids = inner(this.#qos2, clientId);
     if (received) ids.set(packetId, true);
     else ids.delete(packetId);
   }
 
+  /** Keeps or deletes the topic's retained message. */
   retainedChanged(topic: string, message: Message | undefined): void {
     if (message === undefined) this.#retained.delete(topic);
     else this.#retained.set(topic, message);
   }
 
+  /** Keeps or drops the session's armed will. */
   willChanged(clientId: string, will: { readonly message: Message; readonly delayMs: number } | undefined): void {
     if (will === undefined) this.#wills.delete(clientId);
     else this.#wills.set(clientId, will);

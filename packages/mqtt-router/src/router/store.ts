@@ -11,7 +11,9 @@ import type { SessionSubscription } from "./subscription.js";
 
 /** A session's durable fields. */
 export interface SessionRecord {
+  /** The session's key. */
   readonly clientId: string;
+  /** Session Expiry Interval in seconds; 0xFFFFFFFF: never. */
   readonly expiryInterval: number;
   /** The generation of the connection that claimed it last. */
   readonly generation: number;
@@ -59,23 +61,32 @@ export const memoryOnlyStore: RouterStore = {
 
 /** A queued delivery as stored: its sequence number, and its packet id once it was sent. */
 export interface StoredDelivery {
+  /** The delivery's place in the session's queue; restore keeps the order. */
   readonly seq: number;
+  /** What to deliver. */
   readonly delivery: Delivery;
+  /** Present once sent: a restore resends it with the same packet id and DUP set. */
   readonly assigned?: Assigned;
 }
 
 /** Everything stored for one session, as a durable store loads it back at startup. */
 export interface SessionSnapshot {
+  /** The session's durable fields. */
   readonly record: SessionRecord;
+  /** Every subscription the session holds. */
   readonly subscriptions: readonly SessionSubscription[];
   /** In increasing `seq` order. */
   readonly deliveries: readonly StoredDelivery[];
+  /** QoS 2 packet ids received and awaiting PUBREL, so a duplicate is not delivered twice. */
   readonly inboundQos2: readonly number[];
+  /** The armed will, if any; `delayMs` is its Will Delay Interval. */
   readonly will?: { readonly message: Message; readonly delayMs: number };
 }
 
 /** What a durable store hands back to {@link Router.restore} after a restart. */
 export interface RouterSnapshot {
+  /** Every stored session. */
   readonly sessions: readonly SessionSnapshot[];
+  /** Every retained message; restore sets each as its topic's. */
   readonly retained: readonly Message[];
 }

@@ -13,6 +13,7 @@ import type { SessionSubscription, SubscriptionOptions } from "./subscription.js
 
 /** One filter of a SUBSCRIBE. */
 export interface SubscribeRequest extends Omit<SubscriptionOptions, "subscriptionId"> {
+  /** The topic filter, a shared one with its `$share/<group>/` prefix. */
   readonly filter: string;
 }
 

@@ -15,13 +15,17 @@ import { armWill, disarmWill, fireWill, type WillRequest } from "./wills.js";
 
 /** A connection asking to own a session; `Sink` is the router's type of connection. */
 export interface ConnectRequest<Sink extends DeliverySink = DeliverySink> {
+  /** The session to claim. */
   readonly clientId: string;
+  /** Discard a stored session instead of resuming it. */
   readonly cleanStart: boolean;
   /** Seconds; 0 ends the session with the connection; 0xFFFFFFFF never expires. */
   readonly sessionExpiryInterval: number;
   /** The client's Receive Maximum (1..65535). */
   readonly receiveMaximum: number;
+  /** The connection's protocol level; decides what its deliveries may carry. */
   readonly protocolVersion: ProtocolVersion;
+  /** Where the session's deliveries go while this connection owns it. */
   readonly sink: Sink;
   /**
    * Whether this client may read `topic` (the ACL at delivery): a copy for a topic it may not read

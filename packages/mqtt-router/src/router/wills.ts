@@ -11,6 +11,7 @@ import type { Session } from "./mqtt-session.js";
 
 /** A will as a CONNECT asks for it. */
 export interface WillRequest {
+  /** Published when the will fires. */
   readonly message: Message;
   /** Will Delay Interval, seconds. */
   readonly delaySeconds: number;
