@@ -16,6 +16,9 @@ import pino, { type Logger } from "pino";
 import type { Registry } from "prom-client";
 import { createAdminRoutes, statsJson } from "./admin/index.js";
 import { Authenticator, type AuthSummary } from "./auth/index.js";
+import { ClusterKeys } from "./cluster/keys.js";
+import { startLivenessLoop, type LivenessLoop } from "./cluster/liveness-loop.js";
+import { registerClusterMetrics } from "./cluster/liveness-metrics.js";
 import { giveUpSession, loadSessionFrom } from "./cluster/session-handoff.js";
 import { configFromObject, type BrokerSettings } from "./config/from-object.js";
 import type { BrokerConfig, TlsFiles } from "./config/index.js";
@@ -30,7 +33,8 @@ import { Broker } from "./mqtt/broker.js";
 import type { ConnectionInfo, DisconnectInfo } from "./mqtt/connection-info.js";
 import { withinTopicLevels } from "./mqtt/snapshot-limits.js";
 import type { Transport } from "./mqtt/transport.js";
-import { SqliteStore } from "./storage/index.js";
+import { SqliteStore, StoreOpenError } from "./storage/index.js";
+import type { RedisStore } from "./storage/redis-store.js";
 import { openRedisStorage } from "./storage/redis-config.js";
 import { VERSION } from "./version.js";
 
@@ -241,6 +245,16 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
   });
   metrics.observeTraffic(broker.counters);
   if (store !== undefined) observeStore(metrics.registry, store, () => broker.counters.publishesRefusedStorage);
+  const liveness =
+    redis === undefined
+      ? undefined
+      : await startLiveness(config, redis.store, broker, log).catch(async (cause: unknown) => {
+          await broker.close(0);
+          await redis.stopListening();
+          await redis.store.close().catch(() => undefined);
+          throw new StoreOpenError(redis.store.file, "unreadable", `heartbeat: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        });
+  if (liveness !== undefined) registerClusterMetrics(metrics.registry, () => liveness.view);
 
   const bound: Listening[] = [];
   const ports: Partial<Record<"mqtt" | "tls" | "ws" | "wss" | "http", number>> = {};
@@ -255,6 +269,7 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
     await broker.close(config.shutdownGraceMs);
     await closing;
     await http?.close();
+    await liveness?.close();
     await redis?.stopListening();
     await store?.close();
   };
@@ -340,4 +355,22 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
     close,
   };
   return { embedded, broker };
+}
+
+// A cluster node's heartbeat, and its share of adopting the sessions of nodes found dead.
+async function startLiveness(config: BrokerConfig, store: RedisStore, broker: Broker, log: Logger): Promise<LivenessLoop> {
+  return startLivenessLoop({
+    url: config.redis.url ?? "",
+    keys: new ClusterKeys(config.redis.prefix),
+    nodeId: store.nodeId,
+    timeoutMs: config.cluster.nodeTimeoutMs,
+    store,
+    router: broker.router,
+    onAdopted: (deadNode, clientIds) => {
+      log.warn({ deadNode, sessions: clientIds.length }, "node found dead: its sessions are adopted here (their wills fire after their delay)");
+    },
+    onError: (err) => {
+      log.warn({ err }, "cluster liveness round failed; the next one tries again");
+    },
+  });
 }

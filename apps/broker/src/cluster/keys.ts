@@ -62,6 +62,16 @@ export class ClusterKeys {
     return `${this.prefix}retained`;
   }
 
+  /** Set of the ids of nodes that joined and were not yet found dead (their sessions not yet adopted). */
+  get nodes(): string {
+    return `${this.prefix}nodes`;
+  }
+
+  /** A node's heartbeat (JSON {nodeId, startedAt, lastBeat}), expiring unless renewed: gone means dead. */
+  heartbeat(nodeId: string): string {
+    return `${this.prefix}alive:${nodeId}`;
+  }
+
   /** Every per-session key of `clientId` (deleted together when the session ends). */
   sessionKeys(clientId: string): string[] {
     return [this.subscriptions(clientId), this.deliveries(clientId), this.assigned(clientId), this.inboundQos2(clientId)];

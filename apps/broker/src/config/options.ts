@@ -31,6 +31,7 @@ export const OVERRIDES: readonly OverrideOption[] = [
   { flag: "redis-url", env: `${ENV_PREFIX}REDIS_URL`, path: ["redis", "url"], kind: "string", arg: "<url>", help: "redis://[user:password@]host:port[/db] for --storage redis (prefer the environment variable when it holds a password)" },
   { flag: "redis-prefix", env: `${ENV_PREFIX}REDIS_PREFIX`, path: ["redis", "prefix"], kind: "string", arg: "<prefix>", help: `prefix of every Redis key (default ${DEFAULTS.redisPrefix})` },
   { flag: "node-id", env: `${ENV_PREFIX}NODE_ID`, path: ["cluster", "nodeId"], kind: "string", arg: "<id>", help: "this node's id in a Redis cluster, stable across restarts (default: the host name)" },
+  { flag: "node-timeout-ms", env: `${ENV_PREFIX}NODE_TIMEOUT_MS`, path: ["cluster", "nodeTimeoutMs"], kind: "ms", arg: "<ms>", help: `a node whose heartbeat is not renewed for this long is dead and a survivor adopts its sessions (default ${String(DEFAULTS.nodeTimeoutMs)})` },
   { flag: "set-aside-corrupt", env: `${ENV_PREFIX}SET_ASIDE_CORRUPT`, path: ["setAsideCorrupt"], kind: "boolean", arg: "", help: "move a damaged or foreign database file aside (with a warning) and start empty, instead of refusing to start" },
   { flag: "log-level", env: `${ENV_PREFIX}LOG_LEVEL`, path: ["logLevel"], kind: LOG_LEVEL, arg: "<level>", help: `${LOG_LEVELS.join("|")} (default ${DEFAULTS.logLevel})` },
   { flag: "log-pretty", env: `${ENV_PREFIX}LOG_PRETTY`, path: ["logPretty"], kind: "boolean", arg: "", help: "human-readable logs instead of JSON lines (for development)" },

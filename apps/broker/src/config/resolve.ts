@@ -83,7 +83,7 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
     storage: input.storage,
     setAsideCorrupt: input.setAsideCorrupt,
     redis: { url: input.redis.url, prefix: input.redis.prefix, waitReplicas: input.redis.waitReplicas, waitTimeoutMs: input.redis.waitTimeoutMs },
-    cluster: { nodeId: input.cluster.nodeId },
+    cluster: { nodeId: input.cluster.nodeId, nodeTimeoutMs: input.cluster.nodeTimeoutMs },
     logLevel: input.logLevel,
     logPretty: input.logPretty,
     shutdownGraceMs: input.shutdownGraceMs,

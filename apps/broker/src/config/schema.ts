@@ -33,6 +33,8 @@ export const DEFAULTS = {
   storage: "sqlite",
   redisPrefix: "handoff:",
   redisWaitTimeoutMs: 1000,
+  /** A node whose heartbeat is not renewed for this long is dead; a survivor adopts its sessions. */
+  nodeTimeoutMs: 5000,
   logLevel: "info",
   maxConnections: 10_000,
   maxPacketSize: 1_048_576,
@@ -131,7 +133,12 @@ export const configSchema = z.strictObject({
       waitTimeoutMs: int(1, 600_000).default(DEFAULTS.redisWaitTimeoutMs),
     })
     .prefault({}),
-  cluster: z.strictObject({ nodeId: z.string().min(1).max(200).optional() }).prefault({}),
+  cluster: z
+    .strictObject({
+      nodeId: z.string().min(1).max(200).optional(),
+      nodeTimeoutMs: int(100, 600_000).default(DEFAULTS.nodeTimeoutMs),
+    })
+    .prefault({}),
   logLevel: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel),
   logPretty: z.boolean().default(false),
   shutdownGraceMs: int(0, 3_600_000).default(DEFAULTS.shutdownGraceMs),

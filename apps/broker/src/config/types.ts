@@ -130,6 +130,8 @@ export interface RedisConfig {
 export interface ClusterConfig {
   /** Undefined: the host name. */
   readonly nodeId: string | undefined;
+  /** A node whose heartbeat is not renewed for this long (ms) is dead: a survivor adopts its sessions and fires their wills. */
+  readonly nodeTimeoutMs: number;
 }
 
 /** Everything the broker needs to start. */

@@ -169,6 +169,11 @@ export class RedisStore implements RouterStore {
     return this.healthy && this.pendingBytes <= this.#maxPendingBytes;
   }
 
+  /** This node's id in the cluster. */
+  get nodeId(): string {
+    return this.#nodeId;
+  }
+
   /** The token this node holds for `clientId`, if it claimed it. */
   tokenOf(clientId: string): string | undefined {
     return this.#tokens.get(clientId);
@@ -193,6 +198,28 @@ export class RedisStore implements RouterStore {
     this.#tokens.set(clientId, taken.claim.token);
     this.#takenClaims.add(clientId);
     return { current: false, stored: taken.stored === undefined ? undefined : decodeRawSession(clientId, taken.stored) };
+  }
+
+  /**
+   * Takes the session a dead node held under `token` (cluster/wills-adoption.ts): claimed for this
+   * node only while that token is still the owner's, so a client that reconnected to any node
+   * first keeps it. Resolves with what Redis holds (undefined: no session stored), or `lost` when
+   * another node holds the id now — also when it claimed it after this claim but before the read.
+   */
+  async takeOrphan(clientId: string, token: string): Promise<{ readonly lost: true } | { readonly lost: false; readonly stored: SessionSnapshot | undefined }> {
+    const ownership = new Ownership(this.#redis, this.#keys, this.#nodeId);
+    const claim = await ownership.claimFrom(clientId, token);
+    if (claim === undefined) return { lost: true };
+    this.#pending.drop(clientId);
+    this.#tokens.set(clientId, claim.token);
+    this.#takenClaims.add(clientId);
+    const stored = await loadRedisSession(this.#redis, this.#keys, clientId);
+    // Read after the session: a claim since then is announced after this reply, so the copy adopted now is forgotten again.
+    if ((await ownership.owner(clientId))?.token !== claim.token) {
+      this.#takenClaims.delete(clientId);
+      return { lost: true };
+    }
+    return { lost: false, stored };
   }
 
   /**

@@ -1,0 +1,76 @@
+/**
+ * A node's liveness duty on a timer: beat, survey the cluster, adopt the sessions of each node
+ * found dead (wills-adoption.ts), then take that node out of the set. Four beats per node timeout,
+ * so one or two lost beats (a slow Redis, a busy event loop) do not make a live node look dead.
+ * A round that fails (Redis down) is dropped; the next one starts over.
+ * @module
+ */
+import { Redis } from "ioredis";
+import type { ClusterKeys } from "./keys.js";
+import { Liveness, type ClusterView } from "./liveness.js";
+import { adoptSessionsOf, type OrphanSource } from "./wills-adoption.js";
+
+/** Settings of {@link startLivenessLoop}. */
+export interface LivenessLoopOptions {
+  readonly url: string;
+  readonly keys: ClusterKeys;
+  readonly nodeId: string;
+  readonly timeoutMs: number;
+  readonly store: OrphanSource;
+  readonly router: Parameters<typeof adoptSessionsOf>[4];
+  /** Sessions of a dead node were adopted here (for the log). */
+  readonly onAdopted: (deadNode: string, clientIds: readonly string[]) => void;
+  /** A round failed (for the log; the next round tries again). */
+  readonly onError: (err: unknown) => void;
+}
+
+/** A running loop. */
+export interface LivenessLoop {
+  /** The last survey; undefined before the first one completed. */
+  readonly view: ClusterView | undefined;
+  /** Runs one round now (beat, survey, adopt); resolves when it is done. */
+  round(): Promise<void>;
+  /** Stops beating (the heartbeat then expires: stop only as the node stops) and disconnects. */
+  close(): Promise<void>;
+}
+
+/** Connects (its own connection, so a slow adoption never holds the store's batches back) and beats once before resolving. */
+export async function startLivenessLoop(options: LivenessLoopOptions): Promise<LivenessLoop> {
+  const redis = new Redis(options.url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+  redis.on("error", () => undefined); // a failed round is reported through onError
+  await redis.connect();
+  const liveness = new Liveness({ redis, keys: options.keys, nodeId: options.nodeId, timeoutMs: options.timeoutMs, startedAt: Date.now() });
+  let view: ClusterView | undefined;
+  let running: Promise<void> | undefined;
+  const once = async (): Promise<void> => {
+    await liveness.beat(Date.now());
+    view = await liveness.survey();
+    for (const dead of view.dead) {
+      const adopted = await adoptSessionsOf(dead, redis, options.keys, options.store, options.router);
+      if (adopted.length > 0) options.onAdopted(dead, adopted);
+      await liveness.forget(dead);
+    }
+  };
+  const round = (): Promise<void> => {
+    running ??= once()
+      .catch(options.onError)
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+  await round();
+  const timer = setInterval(() => void round(), Math.max(10, Math.floor(options.timeoutMs / 4)));
+  timer.unref();
+  return {
+    get view() {
+      return view;
+    },
+    round,
+    close: async () => {
+      clearInterval(timer);
+      await running;
+      await redis.quit().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * The sessions of a dead node, adopted by a survivor so their wills fire (once, after their Will
+ * Delay) and their expiry runs: each is claimed through the fencing token with the claim the
+ * connect path uses, conditional on the dead node's token, so exactly one survivor wins it and a
+ * client that reconnected to any node first keeps its session (its will is not fired). The
+ * adopted session is restored as disconnected from now, as a restart restores one that was
+ * connected when the process died; a client that reconnects later takes it from this node as
+ * from any other.
+ * @module
+ */
+import type { Router, SessionSnapshot } from "@handoff/mqtt-router";
+import type { Redis } from "ioredis";
+import type { ClusterKeys } from "./keys.js";
+
+/** What adoption needs of the store (RedisStore.takeOrphan). */
+export interface OrphanSource {
+  takeOrphan(clientId: string, token: string): Promise<{ readonly lost: true } | { readonly lost: false; readonly stored: SessionSnapshot | undefined }>;
+}
+
+/** The client ids `node` owns, with the token it holds each under, among the stored sessions. */
+export async function sessionsOwnedBy(redis: Redis, keys: ClusterKeys, node: string): Promise<{ readonly clientId: string; readonly token: string }[]> {
+  const clientIds = (await redis.hkeys(keys.sessions)).sort();
+  const owners = await Promise.all(clientIds.map((clientId) => redis.hmget(keys.owner(clientId), "token", "node")));
+  return clientIds.flatMap((clientId, i) => {
+    const [token, owner] = owners[i] ?? [];
+    return owner === node && typeof token === "string" ? [{ clientId, token }] : [];
+  });
+}
+
+/**
+ * Adopts every session `deadNode` still owns into `router`; resolves with the client ids adopted.
+ * Rejects when Redis fails (what was adopted stays adopted; the rest is tried at the next survey).
+ */
+export async function adoptSessionsOf(deadNode: string, redis: Redis, keys: ClusterKeys, store: OrphanSource, router: Pick<Router, "forget" | "restore">): Promise<string[]> {
+  const adopted: string[] = [];
+  for (const { clientId, token } of await sessionsOwnedBy(redis, keys, deadNode)) {
+    const taken = await store.takeOrphan(clientId, token);
+    if (taken.lost || taken.stored === undefined) continue;
+    router.forget(clientId);
+    router.restore({ sessions: [taken.stored], retained: [] });
+    adopted.push(clientId);
+  }
+  return adopted;
+}
