@@ -48,14 +48,14 @@ export interface CreateBrokerOptions extends BrokerSettings {
   readonly processMetrics?: boolean;
 }
 
-/** A message the broker routed, as the `publish` event reports it. */
+/** A message the broker accepted from a client (a PUBLISH or a will), as the `publish` event reports it. */
 export interface PublishedMessage {
   readonly topic: string;
   readonly payload: Uint8Array;
   readonly qos: 0 | 1 | 2;
   readonly retain: boolean;
-  /** The publishing client's id; absent for a will. */
-  readonly clientId?: string;
+  /** The publishing client's id (for a will, the client whose will it is). */
+  readonly clientId: string;
 }
 
 /** The events of an embedded broker, by name. */
@@ -64,7 +64,11 @@ export interface BrokerEventMap {
   readonly client: ConnectionInfo;
   /** An accepted connection ended. */
   readonly clientDisconnect: DisconnectInfo;
-  /** A client's message was routed to its subscribers (before its acknowledgement, which waits for the store's commit). */
+  /**
+   * The router accepted a client's message or a will, once each, right after routing it to its
+   * subscribers (before the publisher's acknowledgement, which waits for the store's commit). A
+   * refused one (not authorized, storage full) is not reported, nor the broker's own `$SYS` topics.
+   */
   readonly publish: PublishedMessage;
 }
 
@@ -216,21 +220,15 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
       maxSubscriptionsPerSession: limits.maxSubscriptionsPerSession,
       maxRetainedMessages: limits.maxRetainedMessages,
       maxRetainedBytes: limits.maxRetainedBytes,
+      // Every message the router accepted passes here once; the broker's own ($SYS, no origin) is not reported.
+      onPublished: (message: Message) => {
+        const { topic, payload, qos, retain, origin } = message;
+        if (origin !== undefined && listeners.get("publish")?.size) emit("publish", { topic, payload, qos, retain, clientId: origin });
+      },
     },
   });
   displace = (clientId) => {
     if (giveUpSession(broker.router, clientId)) log.warn({ clientId }, "session claimed by another node; its connection here is closed (0x8E)");
-  };
-  // The router is the one place every client's message passes: the `publish` event is told there,
-  // only while someone listens. The broker's own `$SYS` messages go straight to the router.
-  const route = broker.router.publish.bind(broker.router);
-  broker.router.publish = (message: Message) => {
-    const outcome = route(message);
-    if (listeners.get("publish")?.size) {
-      const { topic, payload, qos, retain, origin } = message;
-      emit("publish", { topic, payload, qos, retain, ...(origin === undefined ? {} : { clientId: origin }) });
-    }
-    return outcome;
   };
   const metrics = createBrokerMetrics({ processMetrics: extra.processMetrics });
   metrics.observeRouter(broker.router);
@@ -318,7 +316,7 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
   const publishSys = (): void => {
     const totals = metrics.totals();
     for (const { topic, payload } of sysTopics(sysSnapshot(broker.router, totals), { version: `handoff ${VERSION}`, uptimeSeconds: Math.floor((Date.now() - started) / 1000) })) {
-      route({ topic, payload: Buffer.from(payload), qos: 0, retain: true, properties: {} });
+      broker.router.publish({ topic, payload: Buffer.from(payload), qos: 0, retain: true, properties: {} });
     }
   };
   const sysTimer = setInterval(publishSys, 10_000);

@@ -123,6 +123,22 @@ describe("createBroker embedded in a service's own servers", () => {
     expect(s.broker.connections).toBe(2);
   });
 
+  it("the publish event comes from the router: a will is reported, a refused PUBLISH and the broker's $SYS topics are not", async () => {
+    const s = await startService();
+    service = s;
+    const seen: string[] = [];
+    s.broker.on("publish", (m) => seen.push(`${m.topic}/${m.clientId}`));
+    const credentials = { username: "alice", password: "secret" };
+    const dying = await connect(s.tcpUrl, { clientId: "dying", ...credentials, will: { topic: "wills/dying", payload: Buffer.from("gone"), qos: 1, retain: false } });
+    s.clients.add(dying);
+    expect(await outcome(dying.publishAsync("admin/x", "no", { qos: 1 }))).toBe(0x87);
+    expect(await outcome(dying.publishAsync("ok/x", "yes", { qos: 1 }))).toBe("ok");
+    s.broker.publishSys();
+    dying.stream.destroy(); // no DISCONNECT: the will goes out
+    await until(() => seen.length === 2, 5000, "the will's publish event");
+    expect(seen).toEqual(["ok/x/dying", "wills/dying/dying"]);
+  });
+
   it("the hooks refuse: a wrong password gets CONNACK 0x86, a denied topic PUBACK 0x87", async () => {
     const s = await startService();
     service = s;

@@ -82,6 +82,7 @@ export function execute(state: RouterState, planned: DeliveryPlan): ExecuteOutco
     } else if (outcome === "stale") stale += 1;
     else dropped += 1;
   }
+  state.settings.onPublished?.(message);
   return { queued, stale, dropped, noMatchingSubscribers: targets.length === 0, refused: false, retainRefused, congested: congested ?? NONE };
 }
 

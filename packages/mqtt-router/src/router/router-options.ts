@@ -5,6 +5,7 @@
 import type { Clock, GenerationAllocator, QueueLimits } from "@handoff/seqlog";
 import { SESSION_NEVER_EXPIRES } from "../codec/packet.js";
 import type { OverflowPolicy } from "./delivery.js";
+import type { Message } from "./message.js";
 import { DEFAULT_MARKS, type PressureMarks } from "./pressure.js";
 import type { RetainedLimits } from "./retained-store.js";
 import type { RouterStore } from "./store.js";
@@ -45,6 +46,13 @@ export interface RouterOptions {
    * one, that is deleted, so no new subscriber is handed a state the publisher replaced.
    */
   readonly maxRetainedBytes?: number;
+  /**
+   * Told of every message the router accepted, once, right after its plan executed (its copies
+   * queued, its retained state stored): a client's PUBLISH, a will, the app's own. Not told of a
+   * refused (stale or repeated) plan. Called synchronously inside {@link Router.publish} and
+   * {@link Router.execute}; it must not throw.
+   */
+  readonly onPublished?: (message: Message) => void;
 }
 
 /** The bounds and policies in force, defaults filled in. */
@@ -57,6 +65,7 @@ export interface RouterSettings {
   readonly maxSessions: number;
   readonly maxSubscriptionsPerSession: number;
   readonly retainedLimits: RetainedLimits;
+  readonly onPublished: ((message: Message) => void) | undefined;
 }
 
 const DEFAULT_LIMITS: QueueLimits = { maxCount: 10_000, maxBytes: 64 * 1024 * 1024 };
@@ -75,5 +84,6 @@ export function resolveSettings(options: RouterOptions): RouterSettings {
       maxCount: options.maxRetainedMessages ?? Number.POSITIVE_INFINITY,
       maxBytes: options.maxRetainedBytes ?? Number.POSITIVE_INFINITY,
     },
+    onPublished: options.onPublished,
   };
 }
