@@ -16,10 +16,8 @@ import { RedisScript } from "./redis-script.js";
 // KEYS: the token counter. ARGV[1]: the prefix of owner keys, ARGV[2]: the prefix of node
 // channels, then groups of [owner key or "", fence, command count, then per command: argc,
 // args...]. The fence is "token:<t>" (apply while the owner's token is t), "claim:<node>" (take
-// the next token, make node the owner, tell the previous owner's channel, then apply),
-// "claimif:<t>:<node>" (the same claim, only while the owner's token is still t: a survivor taking
-// a dead node's session loses to a client that reconnected first) or "claimed" (apply: an earlier
-// group of this batch claimed the id). Returns {refused group
+// the next token, make node the owner, tell the previous owner's channel, then apply) or
+// "claimed" (apply: an earlier group of this batch claimed the id). Returns {refused group
 // indexes, {group index, token, previous node or "", previous token or ""} per claim}. One script: the groups apply
 // atomically, in order.
 const FENCED_BATCH = new RedisScript(`
@@ -31,14 +29,8 @@ while i <= #ARGV do
   i = i + 3
   local ok = owner == ''
   if not ok then
-    local node = nil
     if string.sub(fence, 1, 6) == 'claim:' then
-      node = string.sub(fence, 7)
-    elseif string.sub(fence, 1, 8) == 'claimif:' then
-      local expected, rest = string.match(fence, '^claimif:(%d+):(.*)$')
-      if expected ~= nil and (redis.call('HGET', owner, 'token') or '') == expected then node = rest end
-    end
-    if node ~= nil then
+      local node = string.sub(fence, 7)
       local token = redis.call('INCR', KEYS[1])
       local previous = redis.call('HGET', owner, 'node') or ''
       local previousToken = redis.call('HGET', owner, 'token') or ''
@@ -49,8 +41,6 @@ while i <= #ARGV do
       claimed[owner] = true
       claims[#claims + 1] = {group, token, previous, previousToken}
       ok = true
-    elseif string.sub(fence, 1, 8) == 'claimif:' then
-      ok = false
     elseif fence == 'claimed' then
       ok = claimed[owner] == true
     else
@@ -111,15 +101,6 @@ export class Ownership {
     return claim;
   }
 
-  /**
-   * Makes this node the owner of `clientId` only while it is still held under `token` (a dead
-   * node's session); undefined when another node claimed it since.
-   */
-  async claimFrom(clientId: string, token: string): Promise<Claim | undefined> {
-    const { claims } = await fencedBatch(this.#redis, this.#keys, [{ fence: { kind: "claim", ownerKey: this.#keys.owner(clientId), node: this.#nodeId, ifToken: token }, commands: [] }]);
-    return claims.get(0);
-  }
-
   /** The current owner of `clientId`, if any node claimed it. */
   async owner(clientId: string): Promise<{ readonly token: string; readonly node: string } | undefined> {
     const [token, node] = await this.#redis.hmget(this.#keys.owner(clientId), "token", "node");
@@ -131,11 +112,8 @@ export class Ownership {
 export type Fence =
   /** Apply while `token` is the owner's token. */
   | { readonly kind: "token"; readonly ownerKey: string; readonly token: string }
-  /**
-   * Claim the client id for `node` first (a new token; the previous node is told), then apply;
-   * with `ifToken`, only while the owner's token is still that one (refused otherwise).
-   */
-  | { readonly kind: "claim"; readonly ownerKey: string; readonly node: string; readonly ifToken?: string }
+  /** Claim the client id for `node` first (a new token; the previous node is told), then apply. */
+  | { readonly kind: "claim"; readonly ownerKey: string; readonly node: string }
   /** Apply: an earlier group of the same batch claimed this owner key. */
   | { readonly kind: "claimed"; readonly ownerKey: string };
 
@@ -158,7 +136,7 @@ function fenceArg(fence: Fence): string {
     case "token":
       return `token:${fence.token}`;
     case "claim":
-      return fence.ifToken === undefined ? `claim:${fence.node}` : `claimif:${fence.ifToken}:${fence.node}`;
+      return `claim:${fence.node}`;
     case "claimed":
       return "claimed";
     default: {

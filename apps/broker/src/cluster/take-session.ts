@@ -12,12 +12,15 @@ import { RedisScript } from "./redis-script.js";
 
 // KEYS: tokens counter, owner key, sessions hash, wills hash, then the session's subscriptions,
 // deliveries, assigned and inbound QoS 2 keys. ARGV: node, held token or "", node channel prefix,
-// client id. Returns {1} when the held token is current; else {0, token, previous node or "",
+// client id, the token the owner must still hold or "" (a dead node's session, taken by a
+// survivor). Returns {1} when the held token is current, {2} when the owner's token is not the
+// expected one; else {0, token, previous node or "",
 // previous token or "", and when a session is stored: record, will or "", subscriptions,
 // deliveries, assigned (flat field/value lists), inbound QoS 2 ids}.
 const TAKE_SESSION = new RedisScript(`
 local current = redis.call('HGET', KEYS[2], 'token')
 if ARGV[2] ~= '' and current == ARGV[2] then return {1} end
+if ARGV[5] ~= '' and current ~= ARGV[5] then return {2} end
 local token = redis.call('INCR', KEYS[1])
 local previous = redis.call('HGET', KEYS[2], 'node') or ''
 redis.call('HSET', KEYS[2], 'token', token, 'node', ARGV[1])
@@ -92,15 +95,30 @@ function parse(reply: unknown): Taken {
   };
 }
 
+const run = (redis: Redis, keys: ClusterKeys, nodeId: string, clientId: string, held: string | undefined, expected: string | undefined): Promise<unknown> =>
+  TAKE_SESSION.runBuffer(
+    redis,
+    [keys.tokens, keys.owner(clientId), keys.sessions, keys.wills, ...keys.sessionKeys(clientId)],
+    [nodeId, held ?? "", keys.nodeChannel(""), clientId, expected ?? ""],
+  );
+
 /**
  * Claims `clientId` for `nodeId` unless `held` (the token this node holds for it, if any) is still
  * the owner's, and reads the session in the same script. One round trip.
  */
 export async function takeSessionScript(redis: Redis, keys: ClusterKeys, nodeId: string, clientId: string, held: string | undefined): Promise<Taken> {
-  const reply = await TAKE_SESSION.runBuffer(
-    redis,
-    [keys.tokens, keys.owner(clientId), keys.sessions, keys.wills, ...keys.sessionKeys(clientId)],
-    [nodeId, held ?? "", keys.nodeChannel(""), clientId],
-  );
-  return parse(reply);
+  return parse(await run(redis, keys, nodeId, clientId, held, undefined));
+}
+
+/**
+ * Claims `clientId` for `nodeId` only while its owner still holds it under `token` (a dead node's
+ * session, see wills-adoption.ts), and reads the session in the same script; undefined when
+ * another node claimed it since (a client that reconnected first keeps it). One round trip.
+ */
+export async function takeOrphanScript(redis: Redis, keys: ClusterKeys, nodeId: string, clientId: string, token: string): Promise<Exclude<Taken, { readonly current: true }> | undefined> {
+  const reply = await run(redis, keys, nodeId, clientId, undefined, token);
+  if (Array.isArray(reply) && reply[0] === 2) return undefined;
+  const taken = parse(reply);
+  if (taken.current) throw new Error("unexpected reply of the take-session script");
+  return taken;
 }

@@ -20,7 +20,7 @@ import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSn
 import { Redis } from "ioredis";
 import { ClusterKeys } from "../cluster/keys.js";
 import { fencedBatch, Ownership } from "../cluster/ownership.js";
-import { takeSessionScript } from "../cluster/take-session.js";
+import { takeOrphanScript, takeSessionScript } from "../cluster/take-session.js";
 import { COMMITTED, newTicket, type Ticket } from "./commit-ticket.js";
 import { StoreError, StoreOpenError } from "./errors.js";
 import { encodeAssigned, encodeDelivery, encodeMessage, encodeSession, encodeSubscription, encodeWill } from "./redis-codec.js";
@@ -203,23 +203,16 @@ export class RedisStore implements RouterStore {
   /**
    * Takes the session a dead node held under `token` (cluster/wills-adoption.ts): claimed for this
    * node only while that token is still the owner's, so a client that reconnected to any node
-   * first keeps it. Resolves with what Redis holds (undefined: no session stored), or `lost` when
-   * another node holds the id now — also when it claimed it after this claim but before the read.
+   * first keeps it; the claim and the read are one script. Resolves with what Redis holds
+   * (undefined: no session stored), or `lost` when another node holds the id now.
    */
   async takeOrphan(clientId: string, token: string): Promise<{ readonly lost: true } | { readonly lost: false; readonly stored: SessionSnapshot | undefined }> {
-    const ownership = new Ownership(this.#redis, this.#keys, this.#nodeId);
-    const claim = await ownership.claimFrom(clientId, token);
-    if (claim === undefined) return { lost: true };
-    this.#pending.drop(clientId);
-    this.#tokens.set(clientId, claim.token);
+    const taken = await takeOrphanScript(this.#redis, this.#keys, this.#nodeId, clientId, token);
+    if (taken === undefined) return { lost: true };
+    this.#abandon(clientId);
+    this.#tokens.set(clientId, taken.claim.token);
     this.#takenClaims.add(clientId);
-    const stored = await loadRedisSession(this.#redis, this.#keys, clientId);
-    // Read after the session: a claim since then is announced after this reply, so the copy adopted now is forgotten again.
-    if ((await ownership.owner(clientId))?.token !== claim.token) {
-      this.#takenClaims.delete(clientId);
-      return { lost: true };
-    }
-    return { lost: false, stored };
+    return { lost: false, stored: taken.stored === undefined ? undefined : decodeRawSession(clientId, taken.stored) };
   }
 
   /**
