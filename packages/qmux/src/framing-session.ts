@@ -1,5 +1,5 @@
 import { asError, FramingError, TransportError, violation } from "./errors.js";
-import type { FramingEvent, FramingOptions, OpenResult, WriteResult } from "./events.js";
+import type { FramingEvent, FramingKind, FramingOptions, OpenResult, QmuxVersion, WriteResult } from "./events.js";
 import { RecvWindow } from "./flow.js";
 import { Liveness } from "./liveness.js";
 import { RecvPath } from "./recv-path.js";
@@ -10,6 +10,7 @@ import { legacyStreamTable, qmuxStreamTable, type StreamState, type StreamTable 
 import { MIN_RECORD_SIZE, REFERENCE_PARAMS, type TransportParams } from "./transport-params.js";
 import { varintSize } from "./varint.js";
 import type { Wire } from "./wire.js";
+import { wireFor } from "./wire-for.js";
 
 const DEFAULT_STREAM_BUFFER = 1 << 20;
 const DEFAULT_CONNECTION_BUFFER = 8 << 20;
@@ -38,15 +39,16 @@ export class FramingSession {
   readonly #recvPath: RecvPath;
   #closed = false;
   readonly #wire: Wire;
-  #version: Wire["version"];
+  #version: QmuxVersion | undefined;
   /** qmux-02 until the peer's parameters say it is a qmux-01 end ({@link FramingOptions.matchPeerVersion}). */
   readonly #matchPeer: boolean;
 
-  /** Starts a connection over `wire`; qmux queues our transport parameters at once. */
-  constructor(
-    wire: Wire,
-    options: FramingOptions,
-  ) {
+  /**
+   * Starts a connection of framing `kind` over `options.carrier` (see {@link createFraming});
+   * qmux queues our transport parameters at once.
+   */
+  constructor(kind: FramingKind, options: FramingOptions) {
+    const wire = wireFor(kind, options);
     this.#wire = wire;
     this.#version = wire.version;
     this.#matchPeer = options.matchPeerVersion === true && wire.version === "qmux-02";
@@ -126,7 +128,7 @@ export class FramingSession {
   }
 
   /** The qmux version on the wire (undefined on the legacy framing). */
-  get version(): Wire["version"] {
+  get version(): QmuxVersion | undefined {
     return this.#version;
   }
 

@@ -19,9 +19,6 @@
  */
 import type { FramingKind, FramingOptions } from "./events.js";
 import { FramingSession } from "./framing-session.js";
-import { REFERENCE_PARAMS } from "./transport-params.js";
-import { qmuxRecordStreamWire } from "./record-stream-wire.js";
-import { legacyMessageWire, qmuxMessageWire, qmuxStreamWire } from "./wire.js";
 
 export { concatBytes } from "./bytes.js";
 export { FramingError, TransportError, type TransportErrorCode } from "./errors.js";
@@ -60,22 +57,5 @@ export { REFERENCE_PARAMS, type TransportParams } from "./transport-params.js";
  * messages, so asking for it on a byte stream is a programming error.
  */
 export function createFraming(kind: FramingKind, options: FramingOptions): FramingSession {
-  const carrier = options.carrier ?? "message";
-  switch (kind) {
-    case "qmux-00":
-      return new FramingSession(carrier === "stream" ? qmuxStreamWire() : qmuxMessageWire(options.maxMessageSize), options);
-    case "qmux-01":
-    case "qmux-02": {
-      const records = options.params?.maxRecordSize ?? REFERENCE_PARAMS.maxRecordSize;
-      if (carrier === "stream") return new FramingSession(qmuxRecordStreamWire(kind, records), options);
-      return new FramingSession(qmuxMessageWire(options.maxMessageSize ?? records, kind), options);
-    }
-    case "webtransport":
-      if (carrier === "stream") throw new RangeError("the webtransport framing only runs over WebSocket messages");
-      return new FramingSession(legacyMessageWire(options.maxMessageSize), options);
-    default: {
-      const never: never = kind;
-      throw new RangeError(`unknown framing ${String(never)}`);
-    }
-  }
+  return new FramingSession(kind, options);
 }

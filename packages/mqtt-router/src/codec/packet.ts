@@ -96,19 +96,21 @@ export interface ConnackPacket {
   readonly properties: ConnackProperties;
 }
 
-/** Fields every PUBLISH has. */
-interface PublishFields {
+/**
+ * A QoS 0 PUBLISH: no packet id, DUP always 0 [MQTT-3.3.1-2]. It also holds the fields every
+ * PUBLISH has, which {@link PublishQoS12Packet} takes from it (no third, unexported base type).
+ */
+export interface PublishQoS0Packet {
+  /** Tag in the {@link Packet} union. */
   readonly type: "publish";
+  /** Store the message as the topic's retained message (inbound), or it was one (outbound). */
   readonly retain: boolean;
   /** May be empty in MQTT 5 when `properties.topicAlias` names the topic. */
   readonly topic: string;
   /** A view into the received bytes when decoded (no copy). */
   readonly payload: Uint8Array;
+  /** MQTT 5 PUBLISH properties (Topic Alias, expiry, user properties...); empty on 3.1.1. */
   readonly properties: PublishProperties;
-}
-
-/** A QoS 0 PUBLISH: no packet id, DUP always 0 [MQTT-3.3.1-2]. */
-export interface PublishQoS0Packet extends PublishFields {
   /** Narrows {@link PublishPacket} to the form without a packet id. */
   readonly qos: 0;
   /** Never set: a QoS 0 message is never redelivered. */
@@ -118,7 +120,7 @@ export interface PublishQoS0Packet extends PublishFields {
 }
 
 /** A QoS 1 or 2 PUBLISH: a packet id 1..65535; DUP marks a redelivery. */
-export interface PublishQoS12Packet extends PublishFields {
+export interface PublishQoS12Packet extends Omit<PublishQoS0Packet, "qos" | "dup" | "packetId"> {
   /** Narrows {@link PublishPacket} to the form with a packet id. */
   readonly qos: 1 | 2;
   /** Set when this is a resend of a PUBLISH the receiver may already have seen. */
