@@ -139,6 +139,7 @@ export interface OpenedBroker {
 
 /** {@link createBroker} from validated settings. */
 export async function openBroker(config: BrokerConfig, log: Logger, extra: { readonly hooks?: BrokerHooks; readonly processMetrics: boolean }): Promise<OpenedBroker> {
+  for (const warning of config.warnings) log.warn(warning);
   const auth = await Authenticator.load(config.auth, (path) => readFile(path, "utf8"));
   const { limits } = config;
   const listeners = new Map<keyof BrokerEventMap, Set<(value: never) => void>>();

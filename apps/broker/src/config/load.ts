@@ -26,6 +26,12 @@ function clearListenerHosts(target: Record<string, unknown>, override: Override)
   delete (target["http"] as Record<string, unknown> | undefined)?.["host"];
 }
 
+/** A flag for `storage.*` over a file's former `storage: <kind>` keeps that kind. */
+function storageAsSection(target: Record<string, unknown>, override: Override): void {
+  const kind = target["storage"];
+  if (override.path[0] === "storage" && typeof kind === "string") target["storage"] = { kind };
+}
+
 /**
  * Loads the settings from the command line (`argv` without the node and script entries), the
  * environment and the config file (read through `readFile`, injected so tests need no disk).
@@ -39,7 +45,10 @@ export function loadConfig(argv: readonly string[], env: Env, readFile: ReadFile
     schema: configSchema,
     readConfigFile: (file) => readConfigFile(file, readFile),
     usage,
-    beforeOverride: clearListenerHosts,
+    beforeOverride: (target, override) => {
+      clearListenerHosts(target, override);
+      storageAsSection(target, override);
+    },
   });
   if (loaded.kind === "help") return loaded;
   const resolved = resolveConfig(loaded.settings, loaded.file);

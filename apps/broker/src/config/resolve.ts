@@ -56,6 +56,10 @@ function tlsFiles(name: "tls" | "wss", input: TlsInput, problems: Problem[]): Tl
   };
 }
 
+/** Said once when a config uses the former spelling of the storage settings. */
+export const LEGACY_STORAGE_WARNING =
+  'deprecated config: "storage: <kind>" and the "redis:" section are now one section, "storage: { kind, url, prefix, waitReplicas, waitTimeoutMs }"; the former spelling still works and will go away';
+
 /** Checks cross-key rules and builds the runtime config. */
 export function resolveConfig(input: ConfigInput, configFile: string | undefined): Resolution {
   const problems: Problem[] = [];
@@ -67,6 +71,9 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
   const defaultHost = input.host ?? (allowAnonymous ? DEFAULTS.anonymousHost : DEFAULTS.host);
   const at = (own: string | undefined, port: number): Endpoint => ({ host: own ?? defaultHost, port });
 
+  // The former spelling (`storage: <kind>`, a `redis:` section) still counts, below the new one.
+  const storage = typeof input.storage === "string" ? { kind: input.storage } : input.storage;
+  const legacy = input.redis;
   const tlsFilesOfTls = tlsFiles("tls", listeners.tls, problems);
   const tlsFilesOfWss = tlsFiles("wss", listeners.wss, problems);
   const config: BrokerConfig = {
@@ -80,9 +87,14 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
     http: input.http.enabled ? { host: input.http.host ?? DEFAULTS.httpHost, port: input.http.port } : undefined,
     loopbackOnly,
     dataDir: input.dataDir,
-    storage: input.storage,
+    storage: storage.kind,
     setAsideCorrupt: input.setAsideCorrupt,
-    redis: { url: input.redis.url, prefix: input.redis.prefix, waitReplicas: input.redis.waitReplicas, waitTimeoutMs: input.redis.waitTimeoutMs },
+    redis: {
+      url: storage.url ?? legacy?.url,
+      prefix: storage.prefix ?? legacy?.prefix ?? DEFAULTS.redisPrefix,
+      waitReplicas: storage.waitReplicas ?? legacy?.waitReplicas ?? 0,
+      waitTimeoutMs: storage.waitTimeoutMs ?? legacy?.waitTimeoutMs ?? DEFAULTS.redisWaitTimeoutMs,
+    },
     cluster: { nodeId: input.cluster.nodeId, nodeTimeoutMs: input.cluster.nodeTimeoutMs },
     logLevel: input.logLevel,
     logPretty: input.logPretty,
@@ -91,6 +103,7 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
     auth: { allowAnonymous, passwordFile: input.auth.passwordFile, aclFile: input.auth.aclFile, maxConcurrentChecks: input.auth.maxConcurrentChecks },
     queue: input.queue,
     admin: { token: input.admin.token },
+    warnings: typeof input.storage === "string" || legacy !== undefined ? [LEGACY_STORAGE_WARNING] : [],
   };
 
   const { min, max } = input.limits.keepAlive;
@@ -103,8 +116,8 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
       message: `"auth.allowAnonymous" is false but no "auth.passwordFile" is set: no client could connect`,
     });
   }
-  if (input.storage === "redis" && input.redis.url === undefined) {
-    problems.push({ path: ["redis", "url"], message: `"storage" is redis but no "redis.url" is set (--redis-url or HANDOFF_BROKER_REDIS_URL)` });
+  if (config.storage === "redis" && config.redis.url === undefined) {
+    problems.push({ path: ["storage", "url"], message: `"storage.kind" is redis but no "storage.url" is set (--redis-url or HANDOFF_BROKER_REDIS_URL)` });
   }
   problems.push(...portCollisions(config));
   return problems.length === 0 ? { ok: true, config } : { ok: false, problems };

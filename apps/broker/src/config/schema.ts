@@ -103,6 +103,18 @@ const wssListener = z.strictObject({
   requireClientCert: z.boolean().default(false),
 });
 
+/** Where the state lives; `url` and the rest are for `kind: redis`. */
+const storageSection = z.strictObject({
+  kind: z.enum(STORAGE_KINDS).default(DEFAULTS.storage),
+  url: z.string().min(1).optional(),
+  prefix: z.string().optional(),
+  waitReplicas: int(0, 1000).optional(),
+  waitTimeoutMs: int(1, 600_000).optional(),
+});
+
+/** Deprecated: the `redis:` section of `storage: redis`, now `storage: { kind: redis, ... }`. */
+const legacyRedisSection = storageSection.omit({ kind: true });
+
 /** The config file schema (also applied to the merged settings after env and flags). */
 export const configSchema = z.strictObject({
   host: host.optional(),
@@ -122,17 +134,11 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   dataDir: z.string().min(1).default(DEFAULTS.dataDir),
-  storage: z.enum(STORAGE_KINDS).default(DEFAULTS.storage),
+  // `storage: { kind, url, prefix, ... }`; the former `storage: <kind>` plus a `redis:` section
+  // still works, with one deprecation warning (resolve.ts).
+  storage: z.union([z.enum(STORAGE_KINDS), storageSection]).prefault({}),
   setAsideCorrupt: z.boolean().default(false),
-  // `storage: redis` (cluster mode, in progress: issue #19).
-  redis: z
-    .strictObject({
-      url: z.string().min(1).optional(),
-      prefix: z.string().default(DEFAULTS.redisPrefix),
-      waitReplicas: int(0, 1000).default(0),
-      waitTimeoutMs: int(1, 600_000).default(DEFAULTS.redisWaitTimeoutMs),
-    })
-    .prefault({}),
+  redis: legacyRedisSection.optional(),
   cluster: z
     .strictObject({
       nodeId: z.string().min(1).max(200).optional(),

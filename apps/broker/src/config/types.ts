@@ -167,4 +167,6 @@ export interface BrokerConfig {
   readonly auth: AuthConfig;
   readonly queue: QueueConfig;
   readonly admin: AdminConfig;
+  /** Deprecated settings in use, each said once at startup (the broker logs them). */
+  readonly warnings: readonly string[];
 }

@@ -172,7 +172,7 @@ describe("createBroker's config object", () => {
   });
 
   it("applies the rules that span keys", async () => {
-    await expect(createBroker({ ...noListeners, storage: "redis" })).rejects.toThrow(/createBroker config: "storage" is redis but no "redis.url" is set/);
+    await expect(createBroker({ ...noListeners, storage: { kind: "redis" } })).rejects.toThrow(/createBroker config: "storage.kind" is redis but no "storage.url" is set/);
   });
 
   it("listen() binds the listeners the config enables, on port 0, and close() unbinds them", async () => {

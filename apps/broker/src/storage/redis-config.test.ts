@@ -31,7 +31,7 @@ describe("storage: redis in the config", () => {
 
   it("refuses storage redis without a url, naming the setting", () => {
     expect(() => load(["--storage", "redis"])).toThrow(ConfigError);
-    expect(() => load(["--storage", "redis"])).toThrow(/"redis\.url"/);
+    expect(() => load(["--storage", "redis"])).toThrow(/"storage\.url"/);
   });
 });
 
