@@ -83,6 +83,8 @@ interface Row {
   readonly cpuUsPerDelivery: number | undefined;
   /** The generator processes' CPU over the window, as a share of one core (near 100%: generator-bound). */
   readonly generatorCpu: number | undefined;
+  /** Deliveries per store commit over the window (handoff with a store only): the group commit's batch. */
+  readonly deliveriesPerCommit?: number | undefined;
 }
 
 interface Message {
@@ -157,9 +159,11 @@ async function run(t: Target, version: 4 | 5, s: Scenario): Promise<Row> {
   // `go`); the IPC round adds a millisecond or so against a 3 s window.
   const cpu = (): { server: number | undefined; generator: number } => ({ server: t.cpuSeconds(), generator: (cpuOf(subs.pid ?? 0) ?? 0) + (cpuOf(pubs.pid ?? 0) ?? 0) });
   let window: { start?: ReturnType<typeof cpu>; end?: ReturnType<typeof cpu>; t0?: number; t1?: number } = {};
+  const commits: { start?: Promise<number | undefined>; end?: Promise<number | undefined> } = {};
   const sample = (edge: "start" | "end", ms: number): NodeJS.Timeout =>
     setTimeout(() => {
       window = edge === "start" ? { ...window, start: cpu(), t0: performance.now() } : { ...window, end: cpu(), t1: performance.now() };
+      commits[edge] = t.commits();
     }, ms);
   subs.go();
   pubs.go();
@@ -175,6 +179,7 @@ async function run(t: Target, version: 4 | 5, s: Scenario): Promise<Row> {
   await new Promise((resolve) => setTimeout(resolve, 300)); // let the broker see the clients go
   const after = await totalDrops(t);
   const lost = sub.lost + pub.lost;
+  const [c0, c1] = await Promise.all([commits.start, commits.end]);
   return {
     deliveredPerSec: sub.messages / sub.seconds,
     sentPerSec: pub.messages / pub.seconds,
@@ -186,6 +191,7 @@ async function run(t: Target, version: 4 | 5, s: Scenario): Promise<Row> {
     serverCpu: serverCpuS === undefined || seconds <= 0 ? undefined : serverCpuS / seconds,
     cpuUsPerDelivery: serverCpuS === undefined || sub.messages === 0 ? undefined : (serverCpuS / sub.messages) * 1e6,
     generatorCpu: start === undefined || seconds <= 0 ? undefined : (end.generator - start.generator) / seconds,
+    deliveriesPerCommit: c0 === undefined || c1 === undefined || c1 <= c0 ? undefined : sub.messages / (c1 - c0),
   };
 }
 
@@ -263,7 +269,7 @@ console.log(
     .join(" | ")} |`,
 );
 
-console.log("\nBroker CPU per delivery over the measured window, µs (broker CPU share of one core; generator processes' CPU share):");
+console.log("\nBroker CPU per delivery over the measured window, µs (broker CPU share of one core; generator processes' CPU share; deliveries per store commit):");
 console.log(`| scenario | ${names.join(" | ")} |`);
 console.log(`|---|${names.map(() => "---").join("|")}|`);
 const pct = (x: number | undefined): string => (x === undefined ? "?" : `${(x * 100).toFixed(0)}%`);
@@ -271,7 +277,8 @@ for (const s of SCENARIOS) {
   const cells = names.map((n) => {
     const r = results[s.key]?.[n];
     if (r === undefined || typeof r === "string") return "-";
-    return `${r.cpuUsPerDelivery?.toFixed(1) ?? "?"} (${pct(r.serverCpu)}; gen ${pct(r.generatorCpu)})`;
+    const batch = r.deliveriesPerCommit === undefined ? "" : `; ${r.deliveriesPerCommit.toFixed(0)}/commit`;
+    return `${r.cpuUsPerDelivery?.toFixed(1) ?? "?"} (${pct(r.serverCpu)}; gen ${pct(r.generatorCpu)}${batch})`;
   });
   console.log(`| ${s.key} | ${cells.join(" | ")} |`);
 }

@@ -8,11 +8,13 @@
  * Run: tsx bench/profile-top.ts <file.cpuprofile> [--top 25] [--from s --to s]
  * @module
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { SourceMap, type SourceMapPayload } from "node:module";
+import { fileURLToPath } from "node:url";
 
 interface ProfileNode {
   readonly id: number;
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number; readonly columnNumber: number };
 }
 interface Profile {
   readonly nodes: readonly ProfileNode[];
@@ -54,6 +56,22 @@ function loadedWindow(): [number, number] {
   return [lastLoad + 250, (times.at(-1) ?? 0) + 1];
 }
 
+// The benches run the built broker (dist/*.js with source maps): a bundled frame is reported at
+// its source file and line, as if it ran from source.
+const maps = new Map<string, SourceMap | undefined>();
+function mapOf(url: string): SourceMap | undefined {
+  if (!maps.has(url)) {
+    const path = url.startsWith("file://") ? `${fileURLToPath(url)}.map` : undefined;
+    maps.set(url, path !== undefined && existsSync(path) ? new SourceMap(JSON.parse(readFileSync(path, "utf8")) as SourceMapPayload) : undefined);
+  }
+  return maps.get(url);
+}
+function original(frame: ProfileNode["callFrame"]): { url: string; line: number } {
+  const entry = mapOf(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber);
+  if (entry === undefined || !("originalSource" in entry)) return { url: frame.url, line: frame.lineNumber };
+  return { url: entry.originalSource, line: entry.originalLine };
+}
+
 const from = flag("from");
 const to = flag("to");
 const [lo, hi] = from !== undefined && to !== undefined ? [from * 1000, to * 1000] : loadedWindow();
@@ -70,9 +88,9 @@ profile.samples.forEach((id, i) => {
   busy++;
   const frame = byId.get(id)?.callFrame;
   if (frame === undefined) return;
-  const url = frame.url === "" ? "(native)" : shortUrl(frame.url);
-  // tsx emits each module on one line: a TypeScript file's line number says nothing.
-  const line = url.endsWith(".ts") || url === "(native)" ? "" : `:${String(frame.lineNumber + 1)}`;
+  const source = original(frame);
+  const url = frame.url === "" ? "(native)" : shortUrl(source.url);
+  const line = url === "(native)" ? "" : `:${String(source.line + 1)}`;
   const key = `${url}${line} ${frame.functionName === "" ? "(anonymous)" : frame.functionName}`;
   self.set(key, (self.get(key) ?? 0) + 1);
   files.set(url, (files.get(url) ?? 0) + 1);

@@ -4,7 +4,7 @@
  * IPC channel: should the bench die, the child sees the disconnect and exits.
  * @module
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -27,6 +27,8 @@ export interface Target {
   readonly httpPort: number | undefined;
   /** handoff's drop counters by reason, from its /metrics endpoint (undefined for other brokers). */
   drops(): Promise<ReadonlyMap<string, number> | undefined>;
+  /** handoff's count of store commits, from /metrics (undefined for other brokers and without a store). */
+  commits(): Promise<number | undefined>;
   /** Exit code or signal if the child died on its own. */
   exited(): string | undefined;
   /** SIGTERM, then SIGKILL after a grace period; resolves once the process is gone. */
@@ -142,6 +144,7 @@ async function spawnBroker(name: string, command: string, args: readonly string[
     warnings,
     httpPort,
     drops: () => (httpPort === undefined ? Promise.resolve(undefined) : scrapeDrops(httpPort)),
+    commits: () => (httpPort === undefined ? Promise.resolve(undefined) : scrapeCommits(httpPort)),
     exited: () => exit,
     stop: async () => {
       if (exit !== undefined) return;
@@ -155,22 +158,45 @@ async function spawnBroker(name: string, command: string, args: readonly string[
 }
 
 const DROPPED = /^handoff_broker_messages_dropped_total\{reason="([^"]+)"\} (\d+)$/gm;
+const COMMITS = /^handoff_broker_store_commits_total (\d+)$/m;
 
-async function scrapeDrops(port: number): Promise<ReadonlyMap<string, number> | undefined> {
+async function scrapeMetrics(port: number): Promise<string | undefined> {
   try {
     const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2000) });
-    const text = await res.text();
-    return new Map([...text.matchAll(DROPPED)].map((m) => [m[1] ?? "?", Number(m[2])]));
+    return await res.text();
   } catch {
     return undefined;
   }
 }
 
+async function scrapeDrops(port: number): Promise<ReadonlyMap<string, number> | undefined> {
+  const text = await scrapeMetrics(port);
+  return text === undefined ? undefined : new Map([...text.matchAll(DROPPED)].map((m) => [m[1] ?? "?", Number(m[2])]));
+}
+
+async function scrapeCommits(port: number): Promise<number | undefined> {
+  const m = COMMITS.exec((await scrapeMetrics(port)) ?? "");
+  return m?.[1] === undefined ? undefined : Number(m[1]);
+}
+
 const tsxArgs = ["--import", "tsx", "--conditions=@handoff/source"];
+let built = false;
+
+/**
+ * How `start` runs the broker: the built dist/main.js, rebuilt first when a source it bundles is
+ * newer (the same `--if-stale` build `start` runs), so the figures are the product's, not tsx's.
+ */
+function builtBrokerArgs(): readonly string[] {
+  if (!built) {
+    execFileSync(process.execPath, ["../../scripts/build.mjs", "--if-stale", "broker"], { cwd: brokerDir, stdio: "inherit" });
+    built = true;
+  }
+  return ["--enable-source-maps", "dist/main.js"];
+}
 /** `BENCH_PROF=<dir>`: handoff runs with --cpu-prof into `<dir>` (written when it exits on SIGTERM). */
 const profArgs = process.env["BENCH_PROF"] === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env["BENCH_PROF"]}`];
 
-/** handoff's own main.ts, MQTT over TCP only, with `storage`, connection limit raised to 20k. */
+/** handoff's built main.js, MQTT over TCP only, with `storage`, connection limit raised to 20k. */
 export function handoffWith(storage: "memory" | "sqlite"): TargetKind {
   return {
     name: storage === "memory" ? "handoff (memory)" : "handoff (SQLite)",
@@ -194,7 +220,7 @@ export function handoffWith(storage: "memory" | "sqlite"): TargetKind {
           limits: { maxConnections: 20_000 },
         }),
       );
-      const target = await spawnBroker(storage === "memory" ? "handoff" : "handoff (SQLite)", process.execPath, [...profArgs, ...tsxArgs, "src/main.ts", "--config", config], () => {
+      const target = await spawnBroker(storage === "memory" ? "handoff" : "handoff (SQLite)", process.execPath, [...profArgs, ...builtBrokerArgs(), "--config", config], () => {
         rmSync(dir, { recursive: true, force: true });
       }).catch((err: unknown) => {
         rmSync(dataDir, { recursive: true, force: true });

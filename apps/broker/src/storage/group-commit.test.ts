@@ -3,23 +3,11 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { StoreError } from "./errors.js";
 import { SqliteStore, type CommitInfo } from "./sqlite-store.js";
-import { countRows, message, newRouter, online, sub, useTempDir } from "./store.test-helpers.js";
+import { countRows, message, newRouter, online, openCounting as openCountingIn, sub, useTempDir } from "./store.test-helpers.js";
 
 const dir = useTempDir();
 
-function openCounting(options: { fail?: () => boolean } = {}): { store: SqliteStore; commits: CommitInfo[] } {
-  const commits: CommitInfo[] = [];
-  const store = SqliteStore.open({
-    dataDir: dir.path,
-    hooks: {
-      onCommit: (info) => commits.push(info),
-      beforeCommit: () => {
-        if (options.fail?.() === true) throw new Error("injected write failure");
-      },
-    },
-  });
-  return { store, commits };
-}
+const openCounting = (options: { fail?: () => boolean } = {}): ReturnType<typeof openCountingIn> => openCountingIn(dir.path, options);
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

@@ -10,54 +10,16 @@
 import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSubscription } from "@handoff/mqtt-router";
 import type Database from "better-sqlite3";
 import { COMMITTED, newTicket, type Ticket } from "./commit-ticket.js";
+import { CommitWorker, type CommitReply } from "./commit-worker.js";
 import { StoreError } from "./errors.js";
 import { MessageRefs } from "./message-refs.js";
-import { openDatabase, type OpenOptions } from "./open.js";
+import { openDatabase } from "./open.js";
 import { PendingChanges } from "./pending.js";
 import type { RouterSnapshot } from "./snapshot.js";
-import { Writer } from "./writer.js";
+import { DEFAULT_MAX_PENDING_BYTES, type SqliteStoreOptions, type StoreHooks, type StoreStats } from "./sqlite-options.js";
+import { Writer, rowWrites, type RowWrites } from "./writer.js";
 
-/** What one successful commit wrote. */
-export interface CommitInfo {
-  /** Row changes in the transaction (after coalescing). */
-  readonly operations: number;
-  /** Wall time of the transaction including its fsync, ms. */
-  readonly durationMs: number;
-}
-
-/** Observation and fault-injection points, for tests and metrics. */
-export interface StoreHooks {
-  /** Called after each successful commit. */
-  readonly onCommit?: (info: CommitInfo) => void;
-  /**
-   * Called inside each transaction after its writes and before COMMIT: throwing makes the
-   * transaction fail and roll back (tests inject write failures this way).
-   */
-  readonly beforeCommit?: () => void;
-}
-
-/** Settings of {@link SqliteStore.open}. */
-export interface SqliteStoreOptions extends OpenOptions {
-  /**
-   * When commits run back to back (the previous one ended less than this many ms ago), wait this
-   * long before the next one to gather a bigger batch. 0 (default): commit on the next turn.
-   */
-  readonly commitDelayMs?: number;
-  /**
-   * After a failed commit (disk full, I/O error) the next attempt waits `initial` ms, doubling with
-   * each further failure up to `max`, instead of running again every turn. Default 100 / 5000.
-   */
-  readonly retryBackoffMs?: { readonly initial: number; readonly max: number };
-  /**
-   * Most bytes of changes held uncommitted (an upper estimate: payloads and topics of new messages
-   * plus a fixed cost per change); past it {@link SqliteStore.admitting} is false. Default 64 MiB.
-   */
-  readonly maxPendingBytes?: number;
-  readonly hooks?: StoreHooks;
-}
-
-/** Default of {@link SqliteStoreOptions.maxPendingBytes}. */
-export const DEFAULT_MAX_PENDING_BYTES = 64 * 1024 * 1024;
+export { DEFAULT_MAX_PENDING_BYTES, type CommitInfo, type SqliteStoreOptions, type StoreHooks, type StoreStats } from "./sqlite-options.js";
 
 // What one recorded change counts against the pending bound, besides a new message's bytes.
 const CHANGE_BYTES = 64;
@@ -66,24 +28,20 @@ function messageBytes(message: Message): number {
   return message.payload.byteLength + message.topic.length * 2;
 }
 
-/** Counters for metrics. */
-export interface StoreStats {
-  /** Successful transactions. */
-  commits: number;
-  /** Failed (rolled back) transactions. */
-  failures: number;
-  /** Failures since the last successful commit. */
-  consecutiveFailures: number;
-}
-
 /** The durable {@link RouterStore}. Create with {@link SqliteStore.open}. */
 export class SqliteStore implements RouterStore {
   /** The database file's path. */
   readonly file: string;
   readonly stats: StoreStats = { commits: 0, failures: 0, consecutiveFailures: 0 };
-  readonly #db: Database.Database;
-  readonly #writer: Writer;
-  readonly #transaction: () => void;
+  /** The connection and its transaction when commits run on this thread. */
+  readonly #inline: { readonly db: Database.Database; readonly transaction: () => void } | undefined;
+  readonly #worker: CommitWorker | undefined;
+  /** Worker mode: batches handed over (or failed and owed a retry) and not yet committed, in order. */
+  readonly #unconfirmed: RowWrites[] = [];
+  #unconfirmedOperations = 0;
+  #unconfirmedBytes = 0;
+  /** Worker mode: the ticket of the batch in flight, once someone flushed while it was. */
+  #inFlightTicket: Ticket | undefined;
   readonly #snapshot: RouterSnapshot;
   readonly #refs: MessageRefs;
   readonly #deliveryRefs: Map<string, Map<number, number>>;
@@ -106,12 +64,20 @@ export class SqliteStore implements RouterStore {
   private constructor(options: SqliteStoreOptions) {
     const { db, file, loaded } = openDatabase(options);
     this.file = file;
-    this.#db = db;
-    this.#writer = new Writer(db);
-    this.#transaction = db.transaction(() => {
-      this.#writer.apply(this.#pending);
-      this.#hooks.beforeCommit?.();
-    });
+    if (options.commitWorker === true) {
+      // The worker takes the file over: this connection's exclusive lock has to go first.
+      db.close();
+      this.#inline = undefined;
+      this.#worker = new CommitWorker(file, options.synchronous ?? "full");
+    } else {
+      const writer = new Writer(db);
+      const transaction = db.transaction(() => {
+        writer.apply(this.#pending);
+        this.#hooks.beforeCommit?.();
+      });
+      this.#inline = { db, transaction };
+      this.#worker = undefined;
+    }
     this.#hooks = options.hooks ?? {};
     this.#commitDelayMs = options.commitDelayMs ?? 0;
     this.#backoff = options.retryBackoffMs ?? { initial: 100, max: 5000 };
@@ -149,7 +115,7 @@ export class SqliteStore implements RouterStore {
 
   /** Estimated bytes of the changes recorded and not yet committed (see `maxPendingBytes`). */
   get pendingBytes(): number {
-    return this.#pendingBytes;
+    return this.#pendingBytes + this.#unconfirmedBytes;
   }
 
   /** False from a failed commit until the next one succeeds. */
@@ -162,12 +128,12 @@ export class SqliteStore implements RouterStore {
    * commit (a QoS 1/2 publish) should be refused until it is true again.
    */
   get admitting(): boolean {
-    return this.healthy && this.#pendingBytes <= this.#maxPendingBytes;
+    return this.healthy && this.pendingBytes <= this.#maxPendingBytes;
   }
 
   /** Row changes recorded and not yet committed. */
   get pendingOperations(): number {
-    return this.#pending.size;
+    return this.#pending.size + this.#unconfirmedOperations;
   }
 
   /**
@@ -182,7 +148,12 @@ export class SqliteStore implements RouterStore {
    */
   flush(): Promise<void> {
     if (this.#closed) return Promise.reject(new StoreError("closed", `${this.file} is closed`));
-    if (this.#pending.isEmpty) return COMMITTED;
+    if (this.#pending.isEmpty && this.#unconfirmed.length === 0) return COMMITTED;
+    if (this.#pending.isEmpty && this.#worker?.busy === true) {
+      // Everything recorded so far is in the batch in flight.
+      this.#inFlightTicket ??= newTicket();
+      return this.#inFlightTicket.committed;
+    }
     if (this.#ticket === undefined) {
       this.#ticket = newTicket();
       this.#schedule();
@@ -201,7 +172,8 @@ export class SqliteStore implements RouterStore {
       this.#scheduled?.cancel();
       this.#scheduled = undefined;
       this.#closed = true;
-      this.#db.close();
+      this.#inline?.db.close();
+      await this.#worker?.close();
       this.#ticket?.reject(new StoreError("closed", `${this.file} closed before a commit`));
       this.#ticket = undefined;
     }
@@ -320,7 +292,8 @@ export class SqliteStore implements RouterStore {
   }
 
   #schedule(): void {
-    if (this.#scheduled !== undefined) return;
+    // Worker mode: the reply to the batch in flight schedules the next.
+    if (this.#scheduled !== undefined || this.#worker?.busy === true) return;
     const now = performance.now();
     // After a failure the retry waits out its backoff, however much is recorded meanwhile.
     const busy = this.#commitDelayMs > 0 && now - this.#lastCommitEnd < this.#commitDelayMs;
@@ -337,33 +310,91 @@ export class SqliteStore implements RouterStore {
   // One transaction for everything pending; settles the ticket every flush() since the last one got.
   #commit(): void {
     this.#scheduled = undefined;
+    if (this.#worker !== undefined) {
+      this.#commitOnWorker(this.#worker);
+      return;
+    }
     const ticket = this.#ticket;
     this.#ticket = undefined;
-    if (!this.#pending.isEmpty) {
+    if (!this.#pending.isEmpty && this.#inline !== undefined) {
       const started = performance.now();
       const operations = this.#pending.size;
       try {
-        this.#transaction();
+        this.#inline.transaction();
       } catch (cause) {
         // The transaction rolled back: the file holds the previous commit, and the pending
         // changes are kept, still the difference to it, for the next commit to retry.
-        this.stats.failures += 1;
-        this.stats.consecutiveFailures += 1;
-        const backoff = Math.min(this.#backoff.max, this.#backoff.initial * 2 ** (this.stats.consecutiveFailures - 1));
-        this.#retryAt = performance.now() + backoff;
-        const error = new StoreError("commit-failed", `commit of ${String(operations)} changes to ${this.file} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-        ticket?.reject(error);
-        this.#schedule(); // the kept changes are still owed a write
+        this.#failed(ticket, operations, cause);
         return;
       }
       this.#pending.clear();
       this.#pendingBytes = 0;
-      this.#retryAt = 0;
-      this.stats.commits += 1;
-      this.stats.consecutiveFailures = 0;
-      this.#lastCommitEnd = performance.now();
-      this.#hooks.onCommit?.({ operations, durationMs: this.#lastCommitEnd - started });
+      this.#committed(operations, started);
     }
     ticket?.resolve();
+  }
+
+  // Hands what is pending (after any batch owed a retry) to the worker as one transaction.
+  // Changes recorded meanwhile are the difference to the file *after* that batch, so a failed
+  // batch is retried first, with the next one, in order.
+  #commitOnWorker(worker: CommitWorker): void {
+    if (worker.busy) return;
+    const ticket = this.#ticket;
+    this.#ticket = undefined;
+    if (!this.#pending.isEmpty) {
+      const writes: RowWrites = [];
+      rowWrites(this.#pending, writes);
+      this.#unconfirmed.push(writes);
+      this.#unconfirmedOperations += this.#pending.size;
+      this.#unconfirmedBytes += this.#pendingBytes;
+      this.#pending.clear();
+      this.#pendingBytes = 0;
+    }
+    if (this.#unconfirmed.length === 0) {
+      ticket?.resolve();
+      return;
+    }
+    const operations = this.#unconfirmedOperations;
+    const started = performance.now();
+    try {
+      this.#hooks.beforeCommit?.();
+    } catch (cause) {
+      this.#failed(ticket, operations, cause);
+      return;
+    }
+    this.#inFlightTicket = ticket;
+    void worker.commit(this.#unconfirmed).then((reply: CommitReply) => {
+      const settled = this.#inFlightTicket;
+      this.#inFlightTicket = undefined;
+      if (!reply.ok) {
+        this.#failed(settled, operations, new Error(reply.message));
+        return;
+      }
+      this.#unconfirmed.length = 0;
+      this.#unconfirmedOperations = 0;
+      this.#unconfirmedBytes = 0;
+      this.#committed(operations, started);
+      settled?.resolve();
+      if (!this.#pending.isEmpty || this.#ticket !== undefined) this.#schedule();
+    });
+  }
+
+  #committed(operations: number, started: number): void {
+    this.#retryAt = 0;
+    this.stats.commits += 1;
+    this.stats.consecutiveFailures = 0;
+    this.#lastCommitEnd = performance.now();
+    this.#hooks.onCommit?.({ operations, durationMs: this.#lastCommitEnd - started });
+  }
+
+  // Counts a failed commit, rejects its ticket and schedules the retry after the backoff.
+  #failed(ticket: Ticket | undefined, operations: number, cause: unknown): void {
+    this.stats.failures += 1;
+    this.stats.consecutiveFailures += 1;
+    const backoff = Math.min(this.#backoff.max, this.#backoff.initial * 2 ** (this.stats.consecutiveFailures - 1));
+    this.#retryAt = performance.now() + backoff;
+    const error = new StoreError("commit-failed", `commit of ${String(operations)} changes to ${this.file} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    ticket?.reject(error);
+    this.#schedule(); // the kept changes are still owed a write
   }
 }

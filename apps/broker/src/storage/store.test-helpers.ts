@@ -7,6 +7,7 @@ import { Router, SnapshotStore, type RouterStore } from "@handoff/mqtt-router";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach } from "vitest";
 import type { RouterSnapshot } from "./snapshot.js";
+import { SqliteStore, type CommitInfo } from "./sqlite-store.js";
 
 // The router's own test helpers (of the package's tests, not its API), so each exists once.
 export { message, online, recordingSink, sub, type RecordingSink } from "../../../../packages/mqtt-router/src/router/router.test-helpers.js";
@@ -21,6 +22,22 @@ export function useTempDir(): { readonly path: string } {
     rmSync(holder.path, { recursive: true, force: true });
   });
   return holder;
+}
+
+/** A store in `dataDir` that records its commits; `fail` returning true makes a commit fail. */
+export function openCounting(dataDir: string, options: { readonly fail?: () => boolean; readonly commitWorker?: boolean } = {}): { store: SqliteStore; commits: CommitInfo[] } {
+  const commits: CommitInfo[] = [];
+  const store = SqliteStore.open({
+    dataDir,
+    ...(options.commitWorker === undefined ? {} : { commitWorker: options.commitWorker }),
+    hooks: {
+      onCommit: (info) => commits.push(info),
+      beforeCommit: () => {
+        if (options.fail?.() === true) throw new Error("injected write failure");
+      },
+    },
+  });
+  return { store, commits };
 }
 
 /** Row counts of every table of a closed store's file. */

@@ -1,0 +1,64 @@
+/**
+ * The settings, hooks and counters of the SQLite store.
+ * @module
+ */
+import type { OpenOptions } from "./open.js";
+
+/** What one successful commit wrote. */
+export interface CommitInfo {
+  /** Row changes in the transaction (after coalescing). */
+  readonly operations: number;
+  /** Wall time of the transaction including its fsync, ms. */
+  readonly durationMs: number;
+}
+
+/** Observation and fault-injection points, for tests and metrics. */
+export interface StoreHooks {
+  /** Called after each successful commit. */
+  readonly onCommit?: (info: CommitInfo) => void;
+  /**
+   * Called inside each transaction after its writes and before COMMIT: throwing makes the
+   * transaction fail and roll back (tests inject write failures this way).
+   */
+  readonly beforeCommit?: () => void;
+}
+
+/** Settings of {@link SqliteStore.open}. */
+export interface SqliteStoreOptions extends OpenOptions {
+  /**
+   * When commits run back to back (the previous one ended less than this many ms ago), wait this
+   * long before the next one to gather a bigger batch. 0 (default): commit on the next turn.
+   */
+  readonly commitDelayMs?: number;
+  /**
+   * After a failed commit (disk full, I/O error) the next attempt waits `initial` ms, doubling with
+   * each further failure up to `max`, instead of running again every turn. Default 100 / 5000.
+   */
+  readonly retryBackoffMs?: { readonly initial: number; readonly max: number };
+  /**
+   * Most bytes of changes held uncommitted (an upper estimate: payloads and topics of new messages
+   * plus a fixed cost per change); past it {@link SqliteStore.admitting} is false. Default 64 MiB.
+   */
+  readonly maxPendingBytes?: number;
+  /**
+   * Run each commit on a worker thread (its own connection to the file) instead of this one: the
+   * event loop keeps routing, and gathering the next batch, while a commit waits for its fsync.
+   * Acknowledgements still wait for their commit. `beforeCommit` then runs on this thread just
+   * before the batch is handed over (a throw fails the commit as a failed write would). Default false.
+   */
+  readonly commitWorker?: boolean;
+  readonly hooks?: StoreHooks;
+}
+
+/** Default of {@link SqliteStoreOptions.maxPendingBytes}. */
+export const DEFAULT_MAX_PENDING_BYTES = 64 * 1024 * 1024;
+
+/** Counters for metrics. */
+export interface StoreStats {
+  /** Successful transactions. */
+  commits: number;
+  /** Failed (rolled back) transactions. */
+  failures: number;
+  /** Failures since the last successful commit. */
+  consecutiveFailures: number;
+}
