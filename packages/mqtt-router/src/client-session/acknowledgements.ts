@@ -17,11 +17,19 @@ export interface AckPorts {
   flush(): void;
 }
 
+/** Acknowledgements waiting for one commit ticket, in packet order. */
+interface AckBatch {
+  readonly ticket: Promise<void>;
+  readonly thens: (() => void)[];
+}
+
 /** The acknowledgements of one session that wait for a commit. */
 export class CommitAcks {
   readonly #p: AckPorts;
   /** Acknowledgements waiting for a commit: a refusal must not overtake them. */
   #waiting = 0;
+  /** The acknowledgements waiting for the latest commit ticket seen. */
+  #batch: AckBatch | undefined;
   /** Inbound QoS 2 ids refused for storage: their release needs no commit before the PUBCOMP. */
   readonly #refusedQos2 = new Set<number>();
 
@@ -41,19 +49,40 @@ export class CommitAcks {
       return;
     }
     this.#waiting += 1;
-    commits.flush().then(
+    const ticket = commits.flush();
+    // Every acknowledgement waiting for the same commit shares one continuation: per packet, a
+    // push, not a promise and two closures.
+    const batch = this.#batch;
+    if (batch?.ticket === ticket) {
+      batch.thens.push(then);
+      return;
+    }
+    const next: AckBatch = { ticket, thens: [then] };
+    this.#batch = next;
+    ticket.then(
       () => {
-        this.#waiting -= 1;
-        then();
+        this.#settled(next);
+        for (const run of next.thens) {
+          this.#waiting -= 1;
+          run();
+        }
         this.#p.flush();
       },
       (err: unknown) => {
-        this.#waiting -= 1;
-        this.#p.host.commitFailed(err, "acknowledgement");
-        this.#p.conn.disconnect(ReasonCode.UnspecifiedError, "storage unavailable");
+        this.#settled(next);
+        for (const _ of next.thens) {
+          this.#waiting -= 1;
+          this.#p.host.commitFailed(err, "acknowledgement");
+          this.#p.conn.disconnect(ReasonCode.UnspecifiedError, "storage unavailable");
+        }
         this.#p.flush();
       },
     );
+  }
+
+  // A settled batch takes no more acknowledgements (a later flush() is a new commit).
+  #settled(batch: AckBatch): void {
+    if (this.#batch === batch) this.#batch = undefined;
   }
 
   /** The store cannot take more: PUBACK/PUBREC 0x97, at once unless earlier acknowledgements wait. */
@@ -69,6 +98,7 @@ export class CommitAcks {
       return;
     }
     this.#waiting += 1;
+    this.#batch = undefined; // acknowledgements after this refusal go out after it
     const settled = (): void => {
       this.#waiting -= 1;
       refuse();
@@ -83,6 +113,7 @@ export class CommitAcks {
    */
   released(packetId: number): Promise<void> | undefined {
     if (this.#refusedQos2.delete(packetId)) return undefined;
+    this.#batch = undefined; // acknowledgements after this release go out after its PUBCOMP
     return this.#p.commits?.flush();
   }
 }

@@ -3,6 +3,7 @@
  * pinning the socket chunk it was decoded from.
  * @module
  */
+import { NO_PROPERTIES } from "../codec/properties.js";
 import type { PublishEffect } from "../protocol/effects.js";
 import type { MessageProperties } from "../router/message.js";
 
@@ -15,26 +16,17 @@ export function own(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
-const NO_PROPERTIES: MessageProperties = Object.freeze({});
+type Kept = { -readonly [K in keyof MessageProperties]: MessageProperties[K] };
 
 /** The properties of a PUBLISH that the router keeps with the message. */
 export function messageProperties(p: PublishEffect["properties"]): MessageProperties {
-  // Most PUBLISHes carry none of these: one shared empty object, not five spreads per message.
-  if (
-    p.payloadFormatIndicator === undefined &&
-    p.contentType === undefined &&
-    p.responseTopic === undefined &&
-    p.correlationData === undefined &&
-    p.userProperties === undefined
-  ) {
-    return NO_PROPERTIES;
-  }
-  return {
-    ...(p.payloadFormatIndicator === undefined ? {} : { payloadFormatIndicator: p.payloadFormatIndicator }),
-    ...(p.contentType === undefined ? {} : { contentType: p.contentType }),
-    ...(p.responseTopic === undefined ? {} : { responseTopic: p.responseTopic }),
-    // Kept on queues and in the retained store: a copy, not a view pinning the received chunk.
-    ...(p.correlationData === undefined ? {} : { correlationData: own(p.correlationData) }),
-    ...(p.userProperties === undefined ? {} : { userProperties: p.userProperties }),
-  };
+  // Most PUBLISHes carry none of these: then one shared empty object, and no object built.
+  let kept: Kept | undefined;
+  if (p.payloadFormatIndicator !== undefined) (kept ??= {}).payloadFormatIndicator = p.payloadFormatIndicator;
+  if (p.contentType !== undefined) (kept ??= {}).contentType = p.contentType;
+  if (p.responseTopic !== undefined) (kept ??= {}).responseTopic = p.responseTopic;
+  // Kept on queues and in the retained store: a copy, not a view pinning the received chunk.
+  if (p.correlationData !== undefined) (kept ??= {}).correlationData = own(p.correlationData);
+  if (p.userProperties !== undefined) (kept ??= {}).userProperties = p.userProperties;
+  return kept ?? NO_PROPERTIES;
 }

@@ -1,6 +1,7 @@
 import type { PublishPacket, QoS } from "../codec/packet.js";
 import type { PublishProperties } from "../codec/property-types.js";
 import type { PublishTemplate } from "../codec/publish-template.js";
+import { NO_PROPERTIES } from "../codec/properties.js";
 import { ReasonCode } from "../codec/reason-codes.js";
 import type { Outbox } from "./outbox.js";
 import { withoutTopicAlias, type OutboundTopicAliases } from "./topic-alias.js";
@@ -63,8 +64,6 @@ function publishPacket(message: OutboundMessage, topic: string, properties: Publ
     ? { type: "publish", retain: message.retain, topic, payload: message.payload, properties, qos: 0, dup: false }
     : { type: "publish", retain: message.retain, topic, payload: message.payload, properties, qos: message.qos, dup: message.dup, packetId: id };
 }
-
-const NO_PROPERTIES: PublishProperties = Object.freeze({});
 
 /** Which acknowledgement an outbound flow waits for. */
 type Awaiting = "puback" | "pubrec" | "pubcomp";

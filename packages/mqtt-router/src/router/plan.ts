@@ -43,7 +43,7 @@ export interface PlanIndexes {
   readonly shared: TopicTrie<SharedGroup>;
 }
 
-/** One session's merged matches while planning. */
+/** One session's merged matches while planning, once a second session matched. */
 interface Merged {
   readonly session: Session;
   granted: QoS;
@@ -58,72 +58,118 @@ const minQos = (a: QoS, b: QoS): QoS => (a < b ? a : b);
 const maxQos = (a: QoS, b: QoS): QoS => (a > b ? a : b);
 
 /**
+ * The state of one planning run. The visitors handed to the tries are made once per instance, not
+ * per message, and the first matching session is held in fields: the common single-match case
+ * (fan-in) allocates only its target, its delivery and the plan.
+ */
+class Planning {
+  #message: Message | undefined;
+  #targets: PlanTarget<Session>[] = [];
+  #firstSession: Session | undefined;
+  #firstGranted: QoS = 0;
+  #firstRetain = false;
+  #firstIds: readonly number[] = NO_IDS;
+  /** Every matching session, once a second one matched (the first included). */
+  #merged: Map<Session, Merged> | undefined;
+  // Each session's read check runs once per message, however many of its filters match.
+  #verdicts: Map<Session, boolean> | undefined;
+
+  /** Builds the plan (see {@link planDelivery}). */
+  run(message: Message, indexes: PlanIndexes): DeliveryPlan<Session> {
+    this.#message = message;
+    const targets: PlanTarget<Session>[] = [];
+    this.#targets = targets;
+    try {
+      indexes.subscriptions.match(message.topic, this.#visitPlain);
+      if (this.#merged !== undefined) {
+        for (const m of this.#merged.values()) targets.push(target(message, m.session, m.granted, m.retain, m.ids));
+      } else if (this.#firstSession !== undefined) {
+        targets.push(target(message, this.#firstSession, this.#firstGranted, this.#firstRetain, this.#firstIds));
+      }
+      if (indexes.shared.size > 0) indexes.shared.match(message.topic, this.#visitShared);
+    } finally {
+      // Nothing of this message stays reachable from the reused instance.
+      this.#message = undefined;
+      this.#targets = [];
+      this.#firstSession = undefined;
+      this.#firstIds = NO_IDS;
+      this.#merged = undefined;
+      this.#verdicts = undefined;
+    }
+    return { message, targets };
+  }
+
+  #mayRead(session: Session, topic: string): boolean {
+    if (session.readable === undefined) return true;
+    this.#verdicts ??= new Map();
+    let verdict = this.#verdicts.get(session);
+    if (verdict === undefined) this.#verdicts.set(session, (verdict = session.readable(topic)));
+    return verdict;
+  }
+
+  readonly #visitPlain = ({ session, subscription }: { readonly session: Session; readonly subscription: SessionSubscription }): void => {
+    const message = this.#message;
+    if (message === undefined) return;
+    if (subscription.noLocal && message.origin === session.clientId) return; // [MQTT-3.8.3-3]
+    if (!this.#mayRead(session, message.topic)) return; // the ACL at delivery: an overlapping filter gets no denied topic
+    const retain = subscription.retainAsPublished && message.retain;
+    const id = subscription.subscriptionId;
+    if (this.#firstSession === undefined) {
+      this.#firstSession = session;
+      this.#firstGranted = subscription.qos;
+      this.#firstRetain = retain;
+      this.#firstIds = id === undefined ? NO_IDS : [id];
+      return;
+    }
+    if (this.#merged === undefined && this.#firstSession === session) {
+      this.#firstGranted = maxQos(this.#firstGranted, subscription.qos);
+      this.#firstRetain ||= retain;
+      if (id !== undefined) this.#firstIds = [...this.#firstIds, id];
+      return;
+    }
+    this.#merged ??= new Map([[this.#firstSession, { session: this.#firstSession, granted: this.#firstGranted, retain: this.#firstRetain, ids: this.#firstIds }]]);
+    const entry = this.#merged.get(session);
+    if (entry === undefined) {
+      this.#merged.set(session, { session, granted: subscription.qos, retain, ids: id === undefined ? NO_IDS : [id] });
+      return;
+    }
+    entry.granted = maxQos(entry.granted, subscription.qos);
+    entry.retain ||= retain;
+    if (id !== undefined) entry.ids = [...entry.ids, id];
+  };
+
+  readonly #visitShared = (group: SharedGroup): void => {
+    const message = this.#message;
+    if (message === undefined) return;
+    // Shared subscriptions are not subject to no-local [MQTT-3.8.3-4] forbids it on SUBSCRIBE.
+    const member = group.pick(message.qos > 0);
+    if (member === undefined) return;
+    const { session, subscription } = member;
+    if (!this.#mayRead(session, message.topic)) return;
+    const ids = subscription.subscriptionId === undefined ? NO_IDS : [subscription.subscriptionId];
+    this.#targets.push(target(message, session, subscription.qos, subscription.retainAsPublished && message.retain, ids));
+  };
+}
+
+function target(message: Message, session: Session, granted: QoS, retain: boolean, ids: readonly number[]): PlanTarget<Session> {
+  return { session, epoch: session.queue.epoch, delivery: { message, qos: minQos(message.qos, granted), retain, subscriptionIds: ids } };
+}
+
+/** The instance {@link planDelivery} reuses; taken while a run is under way (a read check may publish). */
+let spare: Planning | undefined = new Planning();
+
+/**
  * Builds the plan for `message`: one copy per session with plain matches (overlapping
  * subscriptions merged: the highest granted QoS, every Subscription Identifier [MQTT-3.3.4-3..5],
  * retain-as-published if any match asks for it), plus one copy per matching shared group to one
  * chosen member.
  */
 export function planDelivery(message: Message, indexes: PlanIndexes): DeliveryPlan<Session> {
-  // Allocations here are per message: the common single-match case (fan-in) builds no Map, and
-  // copies without Subscription Identifiers share one empty list.
-  let first: Merged | undefined;
-  let merged: Map<Session, Merged> | undefined;
-  // Each session's read check runs once per message, however many of its filters match.
-  let verdicts: Map<Session, boolean> | undefined;
-  const mayRead = (session: Session): boolean => {
-    if (session.readable === undefined) return true;
-    verdicts ??= new Map();
-    let verdict = verdicts.get(session);
-    if (verdict === undefined) verdicts.set(session, (verdict = session.readable(message.topic)));
-    return verdict;
-  };
-  indexes.subscriptions.match(message.topic, ({ session, subscription }) => {
-    if (subscription.noLocal && message.origin === session.clientId) return; // [MQTT-3.8.3-3]
-    if (!mayRead(session)) return; // the ACL at delivery: an overlapping filter gets no denied topic
-    const entry = first?.session === session ? first : merged?.get(session);
-    const retain = subscription.retainAsPublished && message.retain;
-    const id = subscription.subscriptionId;
-    if (entry === undefined) {
-      const created: Merged = { session, granted: subscription.qos, retain, ids: id === undefined ? NO_IDS : [id] };
-      if (first === undefined) {
-        first = created;
-      } else {
-        merged ??= new Map([[first.session, first]]);
-        merged.set(session, created);
-      }
-    } else {
-      entry.granted = maxQos(entry.granted, subscription.qos);
-      entry.retain ||= retain;
-      if (id !== undefined) entry.ids = [...entry.ids, id];
-    }
-  });
-  const targets: PlanTarget<Session>[] = [];
-  const toTarget = ({ session, granted, retain, ids }: Merged): PlanTarget<Session> => ({
-    session,
-    epoch: session.queue.epoch,
-    delivery: { message, qos: minQos(message.qos, granted), retain, subscriptionIds: ids },
-  });
-  if (merged !== undefined) {
-    for (const entry of merged.values()) targets.push(toTarget(entry));
-  } else if (first !== undefined) {
-    targets.push(toTarget(first));
+  const planning = spare ?? new Planning();
+  spare = undefined;
+  try {
+    return planning.run(message, indexes);
+  } finally {
+    spare = planning;
   }
-  indexes.shared.match(message.topic, (group) => {
-    // Shared subscriptions are not subject to no-local [MQTT-3.8.3-4] forbids it on SUBSCRIBE.
-    const member = group.pick(message.qos > 0);
-    if (member === undefined) return;
-    const { session, subscription } = member;
-    if (!mayRead(session)) return;
-    targets.push({
-      session,
-      epoch: session.queue.epoch,
-      delivery: {
-        message,
-        qos: minQos(message.qos, subscription.qos),
-        retain: subscription.retainAsPublished && message.retain,
-        subscriptionIds: subscription.subscriptionId === undefined ? NO_IDS : [subscription.subscriptionId],
-      },
-    });
-  });
-  return { message, targets };
 }
