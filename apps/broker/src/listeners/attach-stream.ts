@@ -6,29 +6,17 @@
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import type { Broker } from "../mqtt/broker.js";
-import type { ReadingState, Transport } from "../mqtt/transport.js";
+import type { Transport } from "../mqtt/transport.js";
 import { pacedReader } from "./paced-reader.js";
-import { remoteOf, socketTransport } from "./socket-transport.js";
+import { SocketTransport, remoteOf } from "./socket-transport.js";
 
 /** Runs an MQTT connection over `stream` until either side closes it. */
 export function attachStream(broker: Broker, log: Logger, stream: Duplex, listener: Transport["listener"], remote = remoteOf(stream)): void {
-  const reading: ReadingState = { paused: false };
-  const transport = socketTransport(stream, listener, reading, remote);
+  const transport = new SocketTransport(stream, listener, remote);
   const events = broker.attach(transport);
   if (events === undefined) return;
-  // The paced reader must not resume a stream that flow control paused.
-  const source = {
-    pause: () => {
-      stream.pause();
-    },
-    resume: () => {
-      if (!reading.paused) stream.resume();
-    },
-    get destroyed() {
-      return stream.destroyed;
-    },
-  };
-  const reader = pacedReader(source, (slice) => {
+  // The paced reader must not resume a stream that flow control paused: the transport knows.
+  const reader = pacedReader(transport, (slice) => {
     events.data(slice);
   });
   stream.on("data", (chunk: Buffer | string) => {

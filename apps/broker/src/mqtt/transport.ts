@@ -42,7 +42,8 @@ export interface TransportEvents {
  * fan-out of many small packets to one client costs one syscall, not one per packet.
  */
 export class WriteBatch {
-  #chunks: Uint8Array[] = [];
+  /** This tick's writes; none between ticks (an idle client holds no array). */
+  #chunks: Uint8Array[] | undefined;
   #bytes = 0;
   #scheduled = false;
   readonly #flush: (chunks: Uint8Array[], bytes: number) => void;
@@ -58,7 +59,7 @@ export class WriteBatch {
 
   /** Adds `bytes` to this tick's batch. */
   push(bytes: Uint8Array): void {
-    this.#chunks.push(bytes);
+    (this.#chunks ??= []).push(bytes);
     this.#bytes += bytes.byteLength;
     if (!this.#scheduled) {
       this.#scheduled = true;
@@ -71,10 +72,10 @@ export class WriteBatch {
   /** Hands over what is queued now. */
   flushNow(): void {
     this.#scheduled = false;
-    if (this.#chunks.length === 0) return;
     const chunks = this.#chunks;
+    if (chunks === undefined) return;
     const bytes = this.#bytes;
-    this.#chunks = [];
+    this.#chunks = undefined;
     this.#bytes = 0;
     this.#flush(chunks, bytes);
   }

@@ -31,7 +31,8 @@ export class CommitAcks {
   /** The acknowledgements waiting for the latest commit ticket seen. */
   #batch: AckBatch | undefined;
   /** Inbound QoS 2 ids refused for storage: their release needs no commit before the PUBCOMP. */
-  readonly #refusedQos2 = new Set<number>();
+  // Made on first use: an idle client never needs it.
+  #refusedQos2: Set<number> | undefined;
 
   constructor(ports: AckPorts) {
     this.#p = ports;
@@ -88,7 +89,7 @@ export class CommitAcks {
   /** The store cannot take more: PUBACK/PUBREC 0x97, at once unless earlier acknowledgements wait. */
   refuseForStorage(packetId: number, qos2: boolean): void {
     this.#p.host.refusedForStorage(packetId);
-    if (qos2) this.#refusedQos2.add(packetId);
+    if (qos2) (this.#refusedQos2 ??= new Set()).add(packetId);
     const refuse = (): void => {
       this.#p.conn.acknowledgePublish(packetId, ReasonCode.QuotaExceeded, "storage unavailable");
     };
@@ -112,7 +113,7 @@ export class CommitAcks {
    * the release, except for a publish refused for storage (its PUBREC promised nothing).
    */
   released(packetId: number): Promise<void> | undefined {
-    if (this.#refusedQos2.delete(packetId)) return undefined;
+    if (this.#refusedQos2?.delete(packetId)) return undefined;
     this.#batch = undefined; // acknowledgements after this release go out after its PUBCOMP
     return this.#p.commits?.flush();
   }

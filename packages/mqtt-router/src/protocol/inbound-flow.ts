@@ -15,9 +15,11 @@ import { violation, type Violation } from "./violation.js";
  */
 export class InboundFlow {
   /** QoS 1/2 PUBLISHes handed to the app and not yet acknowledged, by packet id. */
-  readonly #awaitingApp = new Map<number, 1 | 2>();
+  // Made on first use: an idle client never needs it.
+  #awaitingApp: Map<number, 1 | 2> | undefined;
   /** QoS 2 packet ids received and not yet released by PUBREL (session state). */
-  readonly #awaitingPubrel = new Set<number>();
+  // Made on first use: an idle client never needs it.
+  #awaitingPubrel: Set<number> | undefined;
   #qos1InFlight = 0;
   readonly #aliases: InboundTopicAliases;
 
@@ -39,12 +41,12 @@ export class InboundFlow {
 
   /** Seeds the QoS 2 packet ids a resumed session has received but not seen released. */
   restore(packetIds: Iterable<number>): void {
-    for (const id of packetIds) this.#awaitingPubrel.add(id);
+    for (const id of packetIds) (this.#awaitingPubrel ??= new Set()).add(id);
   }
 
   /** Inbound QoS 1/2 messages the client may count as unacknowledged. */
   get inFlight(): number {
-    return this.#qos1InFlight + this.#awaitingPubrel.size;
+    return this.#qos1InFlight + (this.#awaitingPubrel?.size ?? 0);
   }
 
   /**
@@ -71,20 +73,20 @@ export class InboundFlow {
       this.#outbox.effect({ kind: "publish", topic, retain: packet.retain, dup: packet.dup, payload: packet.payload, properties, qos: 0 });
       return undefined;
     }
-    if (this.#awaitingApp.has(id)) return undefined;
-    if (packet.qos === 2 && this.#awaitingPubrel.has(id)) {
+    if (this.#awaitingApp?.has(id) === true) return undefined;
+    if (packet.qos === 2 && this.#awaitingPubrel?.has(id) === true) {
       this.#outbox.send({ type: "pubrec", packetId: id, reasonCode: ReasonCode.Success, properties: {} });
       return undefined;
     }
     if (this.#version === 5 && this.inFlight >= this.#limits.receiveMaximum) {
       return violation(ReasonCode.ReceiveMaximumExceeded, `more than ${this.#limits.receiveMaximum} unacknowledged QoS 1/2 PUBLISHes`);
     }
-    this.#awaitingApp.set(id, packet.qos);
+    (this.#awaitingApp ??= new Map()).set(id, packet.qos);
     this.#outbox.effect({ kind: "publish", topic, retain: packet.retain, dup: packet.dup, payload: packet.payload, properties, qos: packet.qos, packetId: id });
     if (packet.qos === 1) {
       this.#qos1InFlight++;
     } else {
-      this.#awaitingPubrel.add(id);
+      (this.#awaitingPubrel ??= new Set()).add(id);
       this.#outbox.effect({ kind: "inbound-qos2-received", packetId: id });
     }
     return undefined;
@@ -110,9 +112,9 @@ export class InboundFlow {
    * id that awaits no acknowledgement.
    */
   acknowledge(packetId: number, reasonCode: number, reasonString: string | undefined): boolean {
-    const qos = this.#awaitingApp.get(packetId);
+    const qos = this.#awaitingApp?.get(packetId);
     if (qos === undefined) return false;
-    this.#awaitingApp.delete(packetId);
+    this.#awaitingApp?.delete(packetId);
     const properties = reasonString === undefined ? {} : { reasonString };
     if (qos === 1) {
       this.#qos1InFlight--;
@@ -129,10 +131,10 @@ export class InboundFlow {
    * A PUBREL for a message whose PUBREC was not sent yet is a Protocol Error.
    */
   onPubrel(packetId: number): Violation | undefined {
-    if (this.#awaitingApp.has(packetId)) {
+    if (this.#awaitingApp?.has(packetId) === true) {
       return violation(ReasonCode.ProtocolError, `PUBREL ${packetId} before PUBREC`);
     }
-    if (!this.#awaitingPubrel.has(packetId)) {
+    if (this.#awaitingPubrel?.has(packetId) !== true) {
       this.#outbox.send({ type: "pubcomp", packetId, reasonCode: ReasonCode.PacketIdentifierNotFound, properties: {} });
       return undefined;
     }
@@ -142,7 +144,7 @@ export class InboundFlow {
   }
 
   #release(packetId: number): void {
-    this.#awaitingPubrel.delete(packetId);
+    this.#awaitingPubrel?.delete(packetId);
     this.#outbox.effect({ kind: "inbound-qos2-released", packetId });
   }
 }

@@ -74,7 +74,8 @@ type Awaiting = "puback" | "pubrec" | "pubcomp";
  * The messages themselves and their ids are session state kept by the router.
  */
 export class OutboundFlow {
-  readonly #inFlight = new Map<number, Awaiting>();
+  // Made on first use: an idle client never needs it.
+  #inFlight: Map<number, Awaiting> | undefined;
 
   readonly #outbox: Outbox;
   readonly #receiveMaximum: number;
@@ -93,12 +94,12 @@ export class OutboundFlow {
 
   /** QoS 1/2 flows not yet finished (each holds a send slot). */
   get inFlight(): number {
-    return this.#inFlight.size;
+    return this.#inFlight?.size ?? 0;
   }
 
   /** Send slots left: how many more QoS 1/2 PUBLISHes may be sent now. */
   get quota(): number {
-    return Math.max(0, this.#receiveMaximum - this.#inFlight.size);
+    return Math.max(0, this.#receiveMaximum - (this.#inFlight?.size ?? 0));
   }
 
   /** True when this connection applies outbound Topic Aliases (pre-encoded PUBLISHes then lose them). */
@@ -116,13 +117,13 @@ export class OutboundFlow {
       if (id === undefined || !Number.isInteger(id) || id < 1 || id > 0xffff) {
         return { status: "invalid", detail: "QoS > 0 needs a packet id in 1..65535" };
       }
-      if (this.#inFlight.has(id)) return { status: "packet-id-in-use" };
-      if (this.#inFlight.size >= this.#receiveMaximum) return { status: "quota-exhausted" };
+      if (this.#inFlight?.has(id) === true) return { status: "packet-id-in-use" };
+      if ((this.#inFlight?.size ?? 0) >= this.#receiveMaximum) return { status: "quota-exhausted" };
     }
     const prepared = message.encoded === undefined ? this.#encode(message) : this.#fromTemplate(message, message.encoded);
     if (!("bytes" in prepared)) return prepared;
     prepared.commit();
-    if (id !== undefined && message.qos > 0) this.#inFlight.set(id, message.qos === 1 ? "puback" : "pubrec");
+    if (id !== undefined && message.qos > 0) (this.#inFlight ??= new Map()).set(id, message.qos === 1 ? "puback" : "pubrec");
     this.#outbox.sendEncoded(prepared.packet, prepared.bytes);
     return { status: "sent" };
   }
@@ -155,13 +156,13 @@ export class OutboundFlow {
    * [MQTT-4.4.0-1]. Never held back by the quota [MQTT-3.3.4-10], though the flow occupies a slot.
    */
   resendPubrel(packetId: number): void {
-    this.#inFlight.set(packetId, "pubcomp");
+    (this.#inFlight ??= new Map()).set(packetId, "pubcomp");
     this.#outbox.send({ type: "pubrel", packetId, reasonCode: ReasonCode.Success, properties: {} });
   }
 
   /** PUBACK: a QoS 1 flow is done. Unknown ids are ignored. */
   onPuback(packetId: number, reasonCode: number): void {
-    if (this.#inFlight.get(packetId) !== "puback") return;
+    if (this.#inFlight?.get(packetId) !== "puback") return;
     this.#inFlight.delete(packetId);
     this.#outbox.effect({ kind: "delivery-acked", packetId, reasonCode });
   }
@@ -171,7 +172,7 @@ export class OutboundFlow {
    * without PUBREL [MQTT-4.3.3-4], [MQTT-4.4.0-2]. An unknown id gets PUBREL 0x92.
    */
   onPubrec(packetId: number, reasonCode: number): void {
-    const awaiting = this.#inFlight.get(packetId);
+    const awaiting = this.#inFlight?.get(packetId);
     if (awaiting === "pubcomp") {
       this.#outbox.send({ type: "pubrel", packetId, reasonCode: ReasonCode.Success, properties: {} });
       return;
@@ -181,18 +182,18 @@ export class OutboundFlow {
       return;
     }
     if (reasonCode >= 0x80) {
-      this.#inFlight.delete(packetId);
+      this.#inFlight?.delete(packetId);
       this.#outbox.effect({ kind: "delivery-rejected", packetId, reasonCode });
       return;
     }
-    this.#inFlight.set(packetId, "pubcomp");
+    (this.#inFlight ??= new Map()).set(packetId, "pubcomp");
     this.#outbox.effect({ kind: "delivery-received", packetId, reasonCode });
     this.#outbox.send({ type: "pubrel", packetId, reasonCode: ReasonCode.Success, properties: {} });
   }
 
   /** PUBCOMP: a QoS 2 flow is done. Unknown ids are ignored. */
   onPubcomp(packetId: number, reasonCode: number): void {
-    if (this.#inFlight.get(packetId) !== "pubcomp") return;
+    if (this.#inFlight?.get(packetId) !== "pubcomp") return;
     this.#inFlight.delete(packetId);
     this.#outbox.effect({ kind: "delivery-completed", packetId, reasonCode });
   }

@@ -8,7 +8,8 @@ export type AliasResolution =
  * (spec §3.3.2.3.4): a fresh instance per connection.
  */
 export class InboundTopicAliases {
-  readonly #topics = new Map<number, string>();
+  // Made on first use: an idle client never needs it.
+  #topics: Map<number, string> | undefined;
 
   readonly #maximum: number;
 
@@ -28,10 +29,10 @@ export class InboundTopicAliases {
       return { ok: false, reasonCode: 0x94, detail: `topic alias ${alias} outside 1..${this.#maximum}` };
     }
     if (topic.length > 0) {
-      this.#topics.set(alias, topic);
+      (this.#topics ??= new Map()).set(alias, topic);
       return { ok: true, topic };
     }
-    const bound = this.#topics.get(alias);
+    const bound = this.#topics?.get(alias);
     if (bound === undefined) return { ok: false, reasonCode: 0x82, detail: `topic alias ${alias} was never set` };
     return { ok: true, topic: bound };
   }

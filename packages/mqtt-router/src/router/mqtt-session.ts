@@ -99,13 +99,23 @@ export class Session implements ReadonlySession {
   expiryInterval: number;
   readonly subscriptions = new Map<string, SessionSubscription>();
   readonly queue: SeqQueue<Delivery>;
-  /** Deliveries that have a packet id: in flight, or requeued for a DUP=1 resend. By queue seq. */
-  readonly assigned = new Map<number, Assigned>();
-  /** Queue seq by packet id, for acks. */
-  readonly seqByPacketId = new Map<number, number>();
+  // Made on first use: an idle subscriber never needs them (memory per connected client).
+  #assigned: Map<number, Assigned> | undefined;
+  #seqByPacketId: Map<number, number> | undefined;
+  #inboundQos2: Set<number> | undefined;
   readonly packetIds = new PacketIds();
+  /** Deliveries that have a packet id: in flight, or requeued for a DUP=1 resend. By queue seq. */
+  get assigned(): Map<number, Assigned> {
+    return (this.#assigned ??= new Map());
+  }
+  /** Queue seq by packet id, for acks. */
+  get seqByPacketId(): Map<number, number> {
+    return (this.#seqByPacketId ??= new Map());
+  }
   /** Inbound QoS 2 packet ids received and not yet released by PUBREL. */
-  readonly inboundQos2 = new Set<number>();
+  get inboundQos2(): Set<number> {
+    return (this.#inboundQos2 ??= new Set());
+  }
   /** The connection owning the session now; set by {@link Session.claim}, cleared when it goes. */
   owner: Owner | undefined;
   /** The generation of the connection that claimed the session last: every older one is stale. */

@@ -7,38 +7,41 @@
 
 /** Allocates packet ids for one session. */
 export class PacketIds {
-  readonly #used = new Set<number>();
+  /** Made on the first allocation: an idle session never needs it. */
+  #used: Set<number> | undefined;
   #next = 1;
 
   /** How many ids are in use. */
   get inUse(): number {
-    return this.#used.size;
+    return this.#used?.size ?? 0;
   }
 
   /** Takes a free id, or undefined when all 65535 are in use. */
   allocate(): number | undefined {
-    if (this.#used.size >= 65535) return undefined;
-    while (this.#used.has(this.#next)) this.#next = this.#next === 65535 ? 1 : this.#next + 1;
+    const used = (this.#used ??= new Set());
+    if (used.size >= 65535) return undefined;
+    while (used.has(this.#next)) this.#next = this.#next === 65535 ? 1 : this.#next + 1;
     const id = this.#next;
-    this.#used.add(id);
+    used.add(id);
     this.#next = id === 65535 ? 1 : id + 1;
     return id;
   }
 
   /** Marks `id` as in use (restoring a session); returns false if it already was. */
   claim(id: number): boolean {
-    if (this.#used.has(id)) return false;
-    this.#used.add(id);
+    const used = (this.#used ??= new Set());
+    if (used.has(id)) return false;
+    used.add(id);
     return true;
   }
 
   /** Frees `id`. */
   release(id: number): void {
-    this.#used.delete(id);
+    this.#used?.delete(id);
   }
 
   /** Frees every id. */
   clear(): void {
-    this.#used.clear();
+    this.#used?.clear();
   }
 }
