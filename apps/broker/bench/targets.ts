@@ -212,7 +212,7 @@ export function handoffWith(storage: "memory" | "sqlite"): TargetKind {
         config,
         JSON.stringify({
           host: "127.0.0.1",
-          storage,
+          storage: { kind: storage },
           dataDir,
           logLevel: "info",
           listeners: { tcp: { port: 0 }, ws: { enabled: false } },
