@@ -1,7 +1,10 @@
 // The apps' bins, as `pnpm exec handoff-broker …` / `pnpm exec handoff-relay …` run them from the
 // repository root after `pnpm install` (which builds the apps): every command the READMEs show.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -49,6 +52,19 @@ describe("the apps' bins", () => {
     const { code, stderr } = await bin("handoff-relay", ["--port", "nope"]);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^handoff-relay: --port: not a port number: "nope"/);
+  });
+
+  it("a bin whose app is not built says how to build it, by its own name, and exits 2", () => {
+    // The built bin (app-kit's src/bin.ts, bundled) in a copy of an app without dist/.
+    const app = mkdtempSync(join(tmpdir(), "handoff-bin-"));
+    try {
+      mkdirSync(join(app, "bin"));
+      copyFileSync(join(root, "apps", "relay", "bin", "handoff-relay.js"), join(app, "bin", "handoff-example.js"));
+      const { status, stdout, stderr } = spawnSync(process.execPath, [join(app, "bin", "handoff-example.js")], { encoding: "utf8" });
+      expect({ status, stdout, stderr }).toEqual({ status: 2, stdout: "", stderr: "handoff-example: not built yet; run `pnpm build` in the repository first\n" });
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   });
 
   it("pnpm --filter <app> exec handoff-<app> --help works, as the apps' READMEs show it", async () => {

@@ -1,5 +1,5 @@
-import { appBuild } from "@handoff/app-kit/tsup";
+import { appBuild, binBuild } from "@handoff/app-kit/tsup";
 import { defineConfig } from "tsup";
 
-// The runnable app: app-kit's build shared by both apps (workspace packages bundled from source).
-export default defineConfig(appBuild());
+// The runnable app and its bin: app-kit's builds shared by both apps (workspace packages bundled from source).
+export default defineConfig([appBuild(), binBuild()]);

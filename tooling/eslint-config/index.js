@@ -22,7 +22,7 @@ const privateFields = [
 export function config(tsconfigRootDir) {
   return defineConfig(
     {
-      ignores: ["**/dist/**", "**/node_modules/**", "**/coverage/**", "**/*.bundled_*.mjs", "**/.turbo/**"],
+      ignores: ["**/dist/**", "apps/*/bin/**", "**/node_modules/**", "**/coverage/**", "**/*.bundled_*.mjs", "**/.turbo/**"],
     },
     js.configs.recommended,
     tseslint.configs.strictTypeChecked,
