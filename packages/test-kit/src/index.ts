@@ -3,5 +3,6 @@
  * @packageDocumentation
  */
 export { concat, hex, toHex } from "./bytes.js";
+export { chunked } from "./chunks.js";
 export { applyEdits, byteEdits, mutated, type ByteEdit } from "./mutate.js";
 export { installWithResolvers } from "./with-resolvers.js";

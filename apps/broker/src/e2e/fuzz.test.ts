@@ -5,12 +5,12 @@
 import { connect as tcpConnect } from "node:net";
 import { type ProtocolVersion } from "@handoff/mqtt-router";
 import { encodePacket, type Packet } from "@handoff/mqtt-router/codec";
-import { concat, mutated } from "@handoff/test-kit";
+import { chunked, concat, mutated } from "@handoff/test-kit";
 import fc from "fast-check";
 import { WebSocket } from "ws";
 import { describe, expect, it } from "vitest";
 // The codec's own arbitraries of valid packets (a test helper of the package, not part of its API).
-import { anyPacket, chunkings, connectPacket, publishPacket } from "../../../../packages/mqtt-router/src/codec/arbitraries.test-helpers.js";
+import { anyPacket, connectPacket, publishPacket } from "../../../../packages/mqtt-router/src/codec/arbitraries.test-helpers.js";
 import { roundTrip } from "./bystander.test-helpers.js";
 import { serverFixture } from "./server-harness.test-helpers.js";
 
@@ -78,7 +78,7 @@ const stream: fc.Arbitrary<Stream> = fc
   )
   .chain(({ version, connect, pooled, plain, valid, tail, transport, wait }) => {
     const first = connect === undefined ? [] : [encoded(usable(connect, pooled, plain), version)];
-    return chunkings(concat([...first, ...valid, ...tail])).map((chunks) => ({ transport, chunks, wait }));
+    return chunked(concat([...first, ...valid, ...tail]), 20).map((chunks) => ({ transport, chunks, wait }));
   });
 
 /**

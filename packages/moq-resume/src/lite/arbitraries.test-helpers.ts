@@ -253,13 +253,3 @@ export function streamCases(v: LiteVersion): fc.Arbitrary<StreamCase>[] {
   }
   return cases;
 }
-
-/** Splits `bytes` at arbitrary points. */
-export function chunked(bytes: Uint8Array): fc.Arbitrary<Uint8Array[]> {
-  return fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, bytes.length - 1) }), { maxLength: 8 }).map((cuts) => {
-    const points = [0, ...cuts.filter((c) => c < bytes.length).sort((a, b) => a - b), bytes.length];
-    const out: Uint8Array[] = [];
-    for (let i = 0; i + 1 < points.length; i++) out.push(bytes.subarray(points[i] ?? 0, points[i + 1] ?? 0));
-    return out;
-  });
-}

@@ -1,10 +1,11 @@
+import { chunked } from "@handoff/test-kit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LiteError } from "./errors.js";
 import type { LiteLimits } from "./limits.js";
 import { LiteStreamReader, type LiteStreamReaderOptions } from "./stream-reader.js";
 import { LiteStreamWriter } from "./stream-writer.js";
-import { chunked, streamCases } from "./arbitraries.test-helpers.js";
+import { streamCases } from "./arbitraries.test-helpers.js";
 import { LITE_VERSIONS } from "./version.js";
 
 const limits: LiteLimits = {

@@ -1,8 +1,9 @@
+import { chunked } from "@handoff/test-kit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeStream, LiteStreamReader } from "./stream-reader.js";
 import { LiteStreamWriter } from "./stream-writer.js";
-import { chunked, streamCases, type StreamCase } from "./arbitraries.test-helpers.js";
+import { streamCases, type StreamCase } from "./arbitraries.test-helpers.js";
 import { LITE_VERSIONS, liteVersionName, type LiteVersion } from "./version.js";
 
 function encodeCase(v: LiteVersion, c: StreamCase): Uint8Array {

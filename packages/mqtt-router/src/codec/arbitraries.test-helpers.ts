@@ -303,22 +303,3 @@ export function anyPacket(version: ProtocolVersion): fc.Arbitrary<Packet> {
   }
   return fc.oneof(...arbs);
 }
-
-/** Splits `bytes` at random points into chunks (possibly one byte each). */
-export function chunkings(bytes: Uint8Array): fc.Arbitrary<Uint8Array[]> {
-  return fc
-    .uniqueArray(fc.integer({ min: 1, max: Math.max(1, bytes.length - 1) }), { maxLength: Math.min(bytes.length, 20) })
-    .map((cuts) => {
-      const sorted = [...cuts].sort((a, b) => a - b);
-      const out: Uint8Array[] = [];
-      let prev = 0;
-      for (const c of sorted) {
-        if (c > prev && c < bytes.length) {
-          out.push(bytes.subarray(prev, c));
-          prev = c;
-        }
-      }
-      out.push(bytes.subarray(prev));
-      return out;
-    });
-}

@@ -1,6 +1,7 @@
+import { chunked } from "@handoff/test-kit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { anyPacket, chunkings, publishPacket } from "./arbitraries.test-helpers.js";
+import { anyPacket, publishPacket } from "./arbitraries.test-helpers.js";
 import { decodePacket } from "./decode.js";
 import { PacketDecoder } from "./decoder.js";
 import { encodePacket } from "./encode.js";
@@ -53,7 +54,7 @@ describe.each([4, 5] as const)("MQTT level %i round trip", (version) => {
         all.set(p, at);
         at += p.length;
       }
-      return chunkings(all).map((chunks) => ({ packets, chunks }));
+      return chunked(all, 20).map((chunks) => ({ packets, chunks }));
     });
     fc.assert(
       fc.property(stream, ({ packets, chunks }) => {
