@@ -19,7 +19,9 @@ import { Authenticator, type AuthSummary } from "./auth/index.js";
 import { ClusterKeys } from "./cluster/keys.js";
 import { startLivenessLoop, type LivenessLoop } from "./cluster/liveness-loop.js";
 import { registerClusterMetrics } from "./cluster/liveness-metrics.js";
-import { giveUpSession, loadSessionFrom } from "./cluster/session-handoff.js";
+import { startClusterRouting, type ClusterRouting } from "./cluster/routing/cluster-routing.js";
+import { observeRouting } from "./cluster/routing/routing-metrics.js";
+import { giveUpSession } from "./cluster/session-handoff.js";
 import { configFromObject, type BrokerSettings } from "./config/from-object.js";
 import type { BrokerConfig, TlsFiles } from "./config/index.js";
 import { withHooks, type BrokerHooks } from "./embed-hooks.js";
@@ -185,10 +187,12 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
   const restored = limited?.snapshot;
   if (restored !== undefined) log.info({ sessions: restored.sessions.length, retained: restored.retained.length, file: store?.file }, "state restored");
   const access = accessFrom(auth);
+  // Started right after the broker, before any connection can ask for it (cluster/routing/).
+  let routing: ClusterRouting | undefined;
   const broker = new Broker({
     ...(store === undefined ? {} : { store }),
     ...(restored === undefined ? {} : { restore: restored }),
-    ...(redis === undefined ? {} : { loadSession: loadSessionFrom(redis.store) }),
+    ...(redis === undefined ? {} : { loadSession: (router, clientId) => routing?.loadSession(router, clientId) ?? Promise.reject(new Error("cluster routing is not running")) }),
     log,
     access: extra.hooks === undefined ? access : withHooks(access, extra.hooks, log),
     events: {
@@ -225,6 +229,7 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
       maxRetainedBytes: limits.maxRetainedBytes,
       // Every message the router accepted passes here once; the broker's own ($SYS, no origin) is not reported.
       onPublished: (message: Message) => {
+        routing?.published(message);
         const { topic, payload, qos, retain, origin } = message;
         if (origin !== undefined && listeners.get("publish")?.size) emit("publish", { topic, payload, qos, retain, clientId: origin });
       },
@@ -233,6 +238,8 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
   displace = (clientId) => {
     if (giveUpSession(broker.router, clientId)) log.warn({ clientId }, "session claimed by another node; its connection here is closed (0x8E)");
   };
+  // In a cluster every message accepted here goes to the other nodes too.
+  if (redis !== undefined) routing = startClusterRouting({ router: broker.router, store: redis.store, log });
   const metrics = createBrokerMetrics({ processMetrics: extra.processMetrics });
   metrics.observeRouter(broker.router);
   metrics.observeConnections(() => broker.connections);
@@ -245,12 +252,14 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
     },
   });
   metrics.observeTraffic(broker.counters);
+  if (routing !== undefined) observeRouting(metrics.registry, routing.counters);
   if (store !== undefined) observeStore(metrics.registry, store, () => broker.counters.publishesRefusedStorage);
   const liveness =
     redis === undefined
       ? undefined
       : await startLiveness(config, redis.store, broker, log).catch(async (cause: unknown) => {
           await broker.close(0);
+          await routing?.close();
           await redis.stopListening();
           await redis.store.close().catch(() => undefined);
           throw new StoreOpenError(redis.store.file, "unreadable", `heartbeat: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
@@ -271,6 +280,7 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
     await closing;
     await http?.close();
     await liveness?.close();
+    await routing?.close();
     await redis?.stopListening();
     await store?.close();
   };

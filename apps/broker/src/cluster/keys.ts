@@ -72,8 +72,31 @@ export class ClusterKeys {
     return `${this.prefix}alive:${nodeId}`;
   }
 
+  /** The stream of publishes accepted by any node, in commit order (cluster routing). */
+  get routes(): string {
+    return `${this.prefix}routes`;
+  }
+
+  /** Hash node id → id of the last stream entry that node routed, committed with what it caused. */
+  get cursors(): string {
+    return `${this.prefix}cursors`;
+  }
+
+  /** The counter a node's incarnations (one per start) are allocated from. */
+  get incarnations(): string {
+    return `${this.prefix}incarnations`;
+  }
+
+  /**
+   * Hash {node, cursor, tip} of a session moved to a new node whose replay is not committed yet:
+   * what the session's stored queue holds (see routing/handoff.ts).
+   */
+  routeBase(clientId: string): string {
+    return `${this.prefix}routebase:${clientId}`;
+  }
+
   /** Every per-session key of `clientId` (deleted together when the session ends). */
   sessionKeys(clientId: string): string[] {
-    return [this.subscriptions(clientId), this.deliveries(clientId), this.assigned(clientId), this.inboundQos2(clientId)];
+    return [this.subscriptions(clientId), this.deliveries(clientId), this.assigned(clientId), this.inboundQos2(clientId), this.routeBase(clientId)];
   }
 }

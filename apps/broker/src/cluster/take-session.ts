@@ -10,13 +10,15 @@ import type { ClusterKeys } from "./keys.js";
 import type { Claim } from "./ownership.js";
 import { RedisScript } from "./redis-script.js";
 
-// KEYS: tokens counter, owner key, sessions hash, wills hash, then the session's subscriptions,
-// deliveries, assigned and inbound QoS 2 keys. ARGV: node, held token or "", node channel prefix,
-// client id, the token the owner must still hold or "" (a dead node's session, taken by a
-// survivor). Returns {1} when the held token is current, {2} when the owner's token is not the
-// expected one; else {0, token, previous node or "",
-// previous token or "", and when a session is stored: record, will or "", subscriptions,
-// deliveries, assigned (flat field/value lists), inbound QoS 2 ids}.
+// KEYS: tokens counter, owner key, sessions hash, wills hash, the session's subscriptions,
+// deliveries, assigned, inbound QoS 2 and route base keys, the cursors hash, the routes stream.
+// ARGV: node, held token or "", node channel prefix, client id, the token the owner must still
+// hold or "" (a dead node's session, taken by a survivor). Returns {1} when the held token is
+// current, {2} when the owner's token is not the expected one; else {0, token, previous node or
+// "", previous token or "", then when a session is stored: the route base (node, cursor, tip; ""
+// when no node held it), record, will or "", subscriptions, deliveries, assigned (flat
+// field/value lists), inbound QoS 2 ids}. A session another node held gets its route base here,
+// kept until the new owner commits its replay (routing/handoff.ts).
 const TAKE_SESSION = new RedisScript(`
 local current = redis.call('HGET', KEYS[2], 'token')
 if ARGV[2] ~= '' and current == ARGV[2] then return {1} end
@@ -30,12 +32,23 @@ end
 local reply = {0, token, previous, current or ''}
 local record = redis.call('HGET', KEYS[3], ARGV[4])
 if not record then return reply end
-reply[5] = record
-reply[6] = redis.call('HGET', KEYS[4], ARGV[4]) or ''
-reply[7] = redis.call('HGETALL', KEYS[5])
-reply[8] = redis.call('HGETALL', KEYS[6])
-reply[9] = redis.call('HGETALL', KEYS[7])
-reply[10] = redis.call('SMEMBERS', KEYS[8])
+local base = redis.call('HMGET', KEYS[9], 'node', 'cursor', 'tip')
+if not base[1] and previous ~= '' then
+  local last = redis.call('XREVRANGE', KEYS[11], '+', '-', 'COUNT', 1)
+  local tip = '0-0'
+  if last[1] then tip = last[1][1] end
+  base = {previous, redis.call('HGET', KEYS[10], previous) or tip, tip}
+  redis.call('HSET', KEYS[9], 'node', base[1], 'cursor', base[2], 'tip', base[3])
+end
+reply[5] = base[1] or ''
+reply[6] = base[2] or ''
+reply[7] = base[3] or ''
+reply[8] = record
+reply[9] = redis.call('HGET', KEYS[4], ARGV[4]) or ''
+reply[10] = redis.call('HGETALL', KEYS[5])
+reply[11] = redis.call('HGETALL', KEYS[6])
+reply[12] = redis.call('HGETALL', KEYS[7])
+reply[13] = redis.call('SMEMBERS', KEYS[8])
 return reply
 `);
 
@@ -49,8 +62,21 @@ export interface RawSession {
   readonly inboundQos2: readonly string[];
 }
 
+/**
+ * What a moved session's stored queue holds of the routes stream: every entry up to `cursor` that
+ * node `node` routed from others, and every entry up to `tip` that `node` appended itself (its
+ * own publishes were routed there when they were accepted).
+ */
+export interface RouteBase {
+  readonly node: string;
+  readonly cursor: string;
+  readonly tip: string;
+}
+
 /** The outcome of {@link takeSessionScript}. */
-export type Taken = { readonly current: true } | { readonly current: false; readonly claim: Claim; readonly stored: RawSession | undefined };
+export type Taken =
+  | { readonly current: true }
+  | { readonly current: false; readonly claim: Claim; readonly stored: RawSession | undefined; readonly routeBase: RouteBase | undefined };
 
 const isBufferList = (value: unknown): value is Buffer[] => Array.isArray(value) && value.every((v) => Buffer.isBuffer(v));
 
@@ -71,7 +97,7 @@ function parse(reply: unknown): Taken {
     throw new Error("unexpected reply of the take-session script");
   };
   if (!Array.isArray(reply)) return fail();
-  const [flag, token, previous, previousToken, record, will, subscriptions, deliveries, assigned, qos2] = reply as unknown[];
+  const [flag, token, previous, previousToken, baseNode, baseCursor, baseTip, record, will, subscriptions, deliveries, assigned, qos2] = reply as unknown[];
   if (flag === 1) return { current: true };
   if (typeof token !== "number" || !Buffer.isBuffer(previous) || !Buffer.isBuffer(previousToken)) return fail();
   const claim: Claim = {
@@ -79,11 +105,14 @@ function parse(reply: unknown): Taken {
     previousNode: previous.byteLength === 0 ? undefined : previous.toString(),
     previousToken: previousToken.byteLength === 0 ? undefined : previousToken.toString(),
   };
-  if (record === undefined) return { current: false, claim, stored: undefined };
+  if (record === undefined) return { current: false, claim, stored: undefined, routeBase: undefined };
+  if (!Buffer.isBuffer(baseNode) || !Buffer.isBuffer(baseCursor) || !Buffer.isBuffer(baseTip)) return fail();
+  const routeBase = baseNode.byteLength === 0 ? undefined : { node: baseNode.toString(), cursor: baseCursor.toString(), tip: baseTip.toString() };
   if (!Buffer.isBuffer(record) || !Buffer.isBuffer(will) || !isBufferList(subscriptions) || !isBufferList(deliveries) || !isBufferList(assigned) || !isBufferList(qos2)) return fail();
   return {
     current: false,
     claim,
+    routeBase,
     stored: {
       record: record.toString(),
       will: will.byteLength === 0 ? undefined : will,
@@ -98,7 +127,7 @@ function parse(reply: unknown): Taken {
 const run = (redis: Redis, keys: ClusterKeys, nodeId: string, clientId: string, held: string | undefined, expected: string | undefined): Promise<unknown> =>
   TAKE_SESSION.runBuffer(
     redis,
-    [keys.tokens, keys.owner(clientId), keys.sessions, keys.wills, ...keys.sessionKeys(clientId)],
+    [keys.tokens, keys.owner(clientId), keys.sessions, keys.wills, ...keys.sessionKeys(clientId), keys.cursors, keys.routes],
     [nodeId, held ?? "", keys.nodeChannel(""), clientId, expected ?? ""],
   );
 

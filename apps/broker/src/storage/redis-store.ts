@@ -20,7 +20,8 @@ import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSn
 import { Redis } from "ioredis";
 import { ClusterKeys } from "../cluster/keys.js";
 import { fencedBatch, Ownership } from "../cluster/ownership.js";
-import { takeOrphanScript, takeSessionScript } from "../cluster/take-session.js";
+import { openRoute, RouteAppends } from "../cluster/routing/route-appends.js";
+import { takeOrphanScript, takeSessionScript, type RouteBase } from "../cluster/take-session.js";
 import { COMMITTED, newTicket, type Ticket } from "./commit-ticket.js";
 import { StoreError, StoreOpenError } from "./errors.js";
 import { encodeAssigned, encodeDelivery, encodeMessage, encodeSession, encodeSubscription, encodeWill } from "./redis-codec.js";
@@ -93,6 +94,12 @@ export class RedisStore implements RouterStore {
   /** Client ids claimed by {@link RedisStore.takeSession}: the connection's next session record need not claim again. */
   readonly #takenClaims = new Set<string>();
   readonly #pending = new RecordedWrites();
+  /** This node's appends to the routes stream. */
+  readonly appends: RouteAppends;
+  /** True while a message from another node is routed here: its retained change is that node's write. */
+  #remote = false;
+  /** The routes stream cursor this node had committed when it opened. */
+  readonly routeCursor: string;
   /** Client ids given up while a batch carrying their writes was in flight: a retry drops those writes. */
   readonly #abandoned = new Set<string>();
   #ticket: Ticket | undefined;
@@ -101,7 +108,7 @@ export class RedisStore implements RouterStore {
   #retryAt = 0;
   #closed = false;
 
-  private constructor(redis: Redis, options: RedisStoreOptions, snapshot: RouterSnapshot, claims: ReadonlyMap<string, string>) {
+  private constructor(redis: Redis, options: RedisStoreOptions, snapshot: RouterSnapshot, claims: ReadonlyMap<string, string>, route: { readonly incarnation: number; readonly cursor: string }) {
     this.file = where(options.url);
     this.#redis = redis;
     this.#keys = new ClusterKeys(options.prefix ?? DEFAULT_REDIS_PREFIX);
@@ -111,6 +118,8 @@ export class RedisStore implements RouterStore {
     this.#wait = options.waitReplicas;
     this.#backoff = options.retryBackoffMs ?? { initial: 100, max: 5000 };
     this.#maxPendingBytes = options.maxPendingBytes ?? 64 * 1024 * 1024;
+    this.appends = new RouteAppends(options.nodeId, route.incarnation);
+    this.routeCursor = route.cursor;
     for (const [clientId, token] of claims) this.#tokens.set(clientId, token);
     for (const s of snapshot.sessions) this.#claimedGeneration.set(s.record.clientId, s.record.generation);
   }
@@ -137,7 +146,7 @@ export class RedisStore implements RouterStore {
       const snapshot = await loadRedisSnapshot(redis, keys, (clientId) => !others.has(clientId));
       const claims = new Map<string, string>();
       for (const s of snapshot.sessions) claims.set(s.record.clientId, (await ownership.claim(s.record.clientId)).token);
-      return new RedisStore(redis, options, snapshot, claims);
+      return new RedisStore(redis, options, snapshot, claims, await openRoute(redis, keys, options.nodeId));
     } catch (cause) {
       redis.disconnect();
       throw new StoreOpenError(where(options.url), "unreadable", cause instanceof Error ? cause.message : String(cause), { cause });
@@ -174,6 +183,11 @@ export class RedisStore implements RouterStore {
     return this.#nodeId;
   }
 
+  /** The cluster's key names. */
+  get keys(): ClusterKeys {
+    return this.#keys;
+  }
+
   /** The token this node holds for `clientId`, if it claimed it. */
   tokenOf(clientId: string): string | undefined {
     return this.#tokens.get(clientId);
@@ -189,7 +203,7 @@ export class RedisStore implements RouterStore {
    * new token is taken, to drop this router's stale copy, whose unsent writes are dropped too (they
    * would be refused). One round trip. Rejects when Redis fails.
    */
-  async takeSession(clientId: string, forget: () => void): Promise<{ readonly current: true } | { readonly current: false; readonly stored: SessionSnapshot | undefined }> {
+  async takeSession(clientId: string, forget: () => void): Promise<{ readonly current: true } | { readonly current: false; readonly stored: SessionSnapshot | undefined; readonly routeBase: RouteBase | undefined }> {
     const taken = await takeSessionScript(this.#redis, this.#keys, this.#nodeId, clientId, this.#tokens.get(clientId));
     if (taken.current) return taken;
     // One synchronous run from here: no write of the stale copy can be recorded under the new token.
@@ -197,7 +211,49 @@ export class RedisStore implements RouterStore {
     this.#abandon(clientId);
     this.#tokens.set(clientId, taken.claim.token);
     this.#takenClaims.add(clientId);
-    return { current: false, stored: taken.stored === undefined ? undefined : decodeRawSession(clientId, taken.stored) };
+    return { current: false, stored: taken.stored === undefined ? undefined : decodeRawSession(clientId, taken.stored), routeBase: taken.routeBase };
+  }
+
+  // --- the routes stream (cluster routing, see cluster/routing/) ---------------------------
+
+  /** A new connection to the same Redis, connecting now, its commands queued until it is up. */
+  connection(): Redis {
+    const redis = this.#redis.duplicate({ lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+    redis.on("error", () => undefined); // its commands fail, and their callers retry
+    return redis;
+  }
+
+  /**
+   * Appends `message`, routed here just now, to the routes stream in the same batch as its
+   * deliveries, fenced by its publisher's token (`clientId`): a node fenced out cannot append.
+   */
+  routeAppended(clientId: string | undefined, message: Message): void {
+    this.#record(clientId, this.appends.command(this.#keys.routes, message));
+  }
+
+  /** True while {@link RedisStore.routingRemote} runs. */
+  get routingRemotely(): boolean {
+    return this.#remote;
+  }
+
+  /** Runs `route` (another node's message routed here) without writing its retained change again. */
+  routingRemote<T>(route: () => T): T {
+    this.#remote = true;
+    try {
+      return route();
+    } finally {
+      this.#remote = false;
+    }
+  }
+
+  /** Records this node's routes cursor, in the batch with the writes routing up to it caused. */
+  cursorAdvanced(id: string): void {
+    this.#record(undefined, ["HSET", this.#keys.cursors, this.#nodeId, id]);
+  }
+
+  /** A moved session's replay is recorded: its route base goes in the same fenced batch. */
+  routeBaseSettled(clientId: string): void {
+    this.#record(clientId, ["DEL", this.#keys.routeBase(clientId)]);
   }
 
   /**
@@ -289,6 +345,7 @@ export class RedisStore implements RouterStore {
   }
 
   retainedChanged(topic: string, message: Message | undefined): void {
+    if (this.#remote) return;
     this.#record(undefined, message === undefined ? ["HDEL", this.#keys.retained, topic] : ["HSET", this.#keys.retained, topic, encodeMessage(message)]);
   }
 

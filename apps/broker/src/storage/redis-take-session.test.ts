@@ -88,7 +88,7 @@ describe.skipIf(!hasRedis)("RedisStore.takeSession", () => {
       .map((line) => /^cmdstat_(\w+):calls=(\d+)/.exec(line))
       .flatMap((m) => (m?.[1] === undefined || m[2] === undefined || m[2] === "0" ? [] : [m[1]]))
       .filter((name) => name !== "info" && name !== "config");
-    expect(calls.filter((name) => !["hget", "hgetall", "hset", "incr", "publish", "smembers"].includes(name))).toEqual(["evalsha"]);
+    expect(calls.filter((name) => !["hget", "hgetall", "hmget", "hset", "incr", "publish", "smembers", "xrevrange"].includes(name))).toEqual(["evalsha"]);
     expect(taken.current ? [] : taken.stored?.deliveries.map((d) => new TextDecoder().decode(d.delivery.message.payload))).toEqual(["queued"]);
     await a.close();
     await b.close();

@@ -1,0 +1,118 @@
+/**
+ * Cross-node routing of a cluster on Redis: every message this node accepts (a client's publish or
+ * a will) is routed here at once and appended to one stream of routes (`<prefix>routes`) in the same fenced batch as its
+ * deliveries, so its acknowledgement waits for the append and a node fenced out of the publisher's
+ * client id cannot append; every node reads the stream with its own cursor and routes the other
+ * nodes' entries into its sessions, connected or not (an offline session is delivered into by the
+ * node holding its token). The stream is one total order, so per publisher the order of
+ * acceptance is the order everywhere (router invariant 3), and retained messages, written by the
+ * accepting node, are applied by every node in that order. The stream is trimmed below the
+ * slowest committed cursor.
+ * @module
+ */
+import type { Message, Router } from "@handoff/mqtt-router";
+import type { Logger } from "pino";
+import type { RedisStore } from "../../storage/redis-store.js";
+import type { Displaceable } from "../session-handoff.js";
+import type { ClusterKeys } from "../keys.js";
+import { loadSessionRouted } from "./handoff.js";
+import { RouteReader } from "./route-reader.js";
+import { RoutingCounters } from "./routing-metrics.js";
+import { compareIds, earliestId } from "./stream-id.js";
+
+/** Settings of {@link startClusterRouting}. */
+export interface ClusterRoutingOptions {
+  readonly router: Router<Displaceable>;
+  readonly store: RedisStore;
+  readonly log: Logger;
+  /** How often the stream is trimmed and the lag sampled, ms. Default 1000. */
+  readonly housekeepingMs?: number;
+  readonly now?: () => number;
+}
+
+/** Running routing of one node. */
+export interface ClusterRouting {
+  /** The broker's `loadSession`: a session moving here gets what was routed meanwhile, once. */
+  readonly loadSession: (router: Router<Displaceable>, clientId: string) => Promise<void>;
+  readonly counters: RoutingCounters;
+  /**
+   * The router's `onPublished`: a message accepted here (a client's publish or a will) is
+   * appended to the stream in the batch of its deliveries, fenced by its publisher's token.
+   */
+  published(message: Message): void;
+  /** Stops reading (the store closes on its own). */
+  close(): Promise<void>;
+}
+
+// Server topics stay on their node: each node publishes its own `$SYS`.
+const local = (message: Message): boolean => message.topic.startsWith("$SYS/");
+
+/** Starts this node's reader; the broker hands {@link ClusterRouting.published} every accepted message. */
+export function startClusterRouting(options: ClusterRoutingOptions): ClusterRouting {
+  const { router, store, log } = options;
+  const keys = store.keys;
+  const counters = new RoutingCounters();
+  const route = router.publish.bind(router);
+  router.publish = (message) => {
+    const outcome = route(message);
+    // Subscribers may be on other nodes: "no matching subscribers" cannot be known here.
+    return outcome.noMatchingSubscribers && !local(message) ? { ...outcome, noMatchingSubscribers: false } : outcome;
+  };
+  const reader = new RouteReader({
+    connection: store.connection(),
+    stream: keys.routes,
+    start: store.routeCursor,
+    apply: (entries) => {
+      for (const entry of entries) {
+        if (entry.origin.node === store.nodeId) {
+          store.appends.passed(entry.origin.incarnation, entry.origin.counter);
+          continue;
+        }
+        counters.in += 1;
+        store.routingRemote(() => route(entry.message));
+      }
+    },
+    commit: (cursor) => {
+      store.cursorAdvanced(cursor);
+      return store.flush();
+    },
+    onError: (err) => {
+      log.warn({ err }, "routes stream: read or commit failed; retrying");
+    },
+  });
+  const query = store.connection();
+  reader.start();
+  const housekeeping = setInterval(() => {
+    void trimAndSample(query, keys, reader.position, counters).catch((err: unknown) => {
+      log.debug({ err }, "routes stream: housekeeping failed");
+    });
+  }, options.housekeepingMs ?? 1000);
+  housekeeping.unref();
+  return {
+    published: (message) => {
+      // Another node's message routed here is that node's append.
+      if (local(message) || store.routingRemotely) return;
+      store.routeAppended(message.origin, message);
+      counters.out += 1;
+    },
+    loadSession: loadSessionRouted({ store, reader, query, stream: keys.routes, now: options.now ?? Date.now }),
+    counters,
+    close: async () => {
+      clearInterval(housekeeping);
+      await reader.close();
+      query.disconnect();
+    },
+  };
+}
+
+type Query = ReturnType<RedisStore["connection"]>;
+
+// Trims the stream below the slowest committed cursor (every entry a node still has to read, or a
+// moving session's replay may need, is after it) and samples this node's lag behind the tip.
+async function trimAndSample(query: Query, keys: ClusterKeys, position: string, counters: RoutingCounters): Promise<void> {
+  const slowest = earliestId(await query.hvals(keys.cursors));
+  if (slowest !== undefined) await query.xtrim(keys.routes, "MINID", slowest);
+  const last = (await query.xrevrange(keys.routes, "+", "-", "COUNT", 1))[0]?.[0];
+  const behind = last === undefined || compareIds(last, position) <= 0 ? 0 : Number(last.split("-")[0]) - Number(position.split("-")[0]);
+  counters.lagMs = Math.max(0, behind);
+}

@@ -1,0 +1,66 @@
+/**
+ * A session moving to this node while publishes flow gets each message once.
+ *
+ * The claim's script returns the session's route base: its old node `B`, B's committed routes
+ * cursor `c` and the stream's tip `t` at the claim. B's stored queue for the session then holds
+ * exactly the entries up to `c` of other nodes (B's reader committed them atomically with its
+ * cursor) and B's own entries up to `t` (routed there when B accepted them; after the claim B's
+ * writes for the session are refused). This node waits until its reader has routed at least up to
+ * `t`, holds it there (position `p`), and appends to the stored session before adopting it the
+ * entries in `(c, p]` except B's own up to `t`, plus this node's own appends its reader has not
+ * passed yet (they were routed here before the session was); from `p` on, the reader routes into
+ * the session like into any other. The replay's deliveries and the route base's deletion go out
+ * in one fenced batch: until it commits, the base stays in Redis, so a crash here leaves the next
+ * owner the same computation.
+ * @module
+ */
+import type { Message, Router } from "@handoff/mqtt-router";
+import type { Redis } from "ioredis";
+import type { RedisStore } from "../../storage/redis-store.js";
+import { giveUpSession, type Displaceable } from "../session-handoff.js";
+import type { RouteBase } from "../take-session.js";
+import { replayInto } from "./replay.js";
+import { OriginsSeen, type RouteEntry } from "./route-entry.js";
+import { readRange, type RouteReader } from "./route-reader.js";
+import { compareIds, laterId } from "./stream-id.js";
+
+/** What {@link loadSessionRouted} works with. */
+export interface HandoffDeps {
+  readonly store: RedisStore;
+  readonly reader: RouteReader;
+  /** A connection for XRANGE (not the reader's, which blocks). */
+  readonly query: Redis;
+  readonly stream: string;
+  readonly now: () => number;
+}
+
+/** The broker's `loadSession` in a routed cluster. */
+export function loadSessionRouted(deps: HandoffDeps): (router: Router<Displaceable>, clientId: string) => Promise<void> {
+  return async (router, clientId) => {
+    const taken = await deps.store.takeSession(clientId, () => {
+      giveUpSession(router, clientId);
+    });
+    if (taken.current) return;
+    const { stored, routeBase } = taken;
+    if (stored === undefined || routeBase === undefined) {
+      router.adopt(clientId, stored);
+      return;
+    }
+    await deps.reader.hold(laterId(routeBase.cursor, routeBase.tip), async (position) => {
+      const entries = compareIds(position, routeBase.cursor) > 0 ? await readRange(deps.query, deps.stream, routeBase.cursor, position) : [];
+      // One synchronous run from here to the adoption: what this node appends from then on is
+      // routed into the session here, what it appended before is in the replay.
+      const replayed = replayInto(stored, owedMessages(deps.store, routeBase, entries), deps.now());
+      for (const d of replayed.added) deps.store.deliveryQueued(clientId, d.seq, d.delivery);
+      deps.store.routeBaseSettled(clientId);
+      router.adopt(clientId, replayed.snapshot);
+    });
+  };
+}
+
+// The messages the session is owed besides its stored queue (see the module doc).
+function owedMessages(store: RedisStore, base: RouteBase, entries: readonly RouteEntry[]): Message[] {
+  const seen = new OriginsSeen();
+  const owed = entries.filter((e) => seen.fresh(e.origin) && !(e.origin.node === base.node && compareIds(e.id, base.tip) <= 0)).map((e) => e.message);
+  return [...owed, ...store.appends.unread()];
+}

@@ -1,0 +1,50 @@
+/**
+ * A moved session's replay: the messages of the routes stream its old node did not route into it
+ * and its new node routed before it was here, turned into deliveries appended to its stored queue
+ * as the router would have queued them for its subscriptions (effective QoS, no-local,
+ * retain-as-published, Subscription Identifiers). Shared subscriptions get no replay: their group
+ * copy went to a member where it was routed. QoS 0 gets none either (at most once, as for an
+ * offline session). The read ACL is checked when the queue is sent, as for every restored delivery.
+ * @module
+ */
+import { parseSharedFilter } from "@handoff/mqtt-router/codec";
+import type { Delivery, Message, QoS, SessionSnapshot } from "@handoff/mqtt-router";
+import { matches } from "../../auth/topic-filter.js";
+import type { StoredDelivery } from "../../storage/snapshot.js";
+
+/** The session with the replayed deliveries appended, and those deliveries alone. */
+export interface Replayed {
+  readonly snapshot: SessionSnapshot;
+  readonly added: readonly StoredDelivery[];
+}
+
+const minQos = (a: QoS, b: QoS): QoS => (a < b ? a : b);
+
+/** The copy of `message` for `session`'s plain subscriptions, if any matches. */
+function deliveryFor(session: SessionSnapshot, message: Message): Delivery | undefined {
+  let granted: QoS | undefined;
+  let retain = false;
+  const ids: number[] = [];
+  for (const s of session.subscriptions) {
+    if (parseSharedFilter(s.filter) !== undefined || !matches(s.filter, message.topic)) continue;
+    if (s.noLocal && message.origin === session.record.clientId) continue;
+    granted = granted === undefined || s.qos > granted ? s.qos : granted;
+    retain ||= s.retainAsPublished && message.retain;
+    if (s.subscriptionId !== undefined) ids.push(s.subscriptionId);
+  }
+  return granted === undefined ? undefined : { message, qos: minQos(message.qos, granted), retain, subscriptionIds: ids };
+}
+
+/** Appends to `session`'s queue the copies of `messages` (in order) it is owed; `now` drops expired ones. */
+export function replayInto(session: SessionSnapshot, messages: readonly Message[], now: number): Replayed {
+  let seq = (session.deliveries.at(-1)?.seq ?? -1) + 1;
+  const added: StoredDelivery[] = [];
+  for (const message of messages) {
+    if (message.qos === 0 || (message.expiresAt !== undefined && message.expiresAt <= now)) continue;
+    const delivery = deliveryFor(session, message);
+    if (delivery === undefined || delivery.qos === 0) continue;
+    added.push({ seq, delivery });
+    seq += 1;
+  }
+  return { snapshot: added.length === 0 ? session : { ...session, deliveries: [...session.deliveries, ...added] }, added };
+}

@@ -1,0 +1,58 @@
+/**
+ * What one node appends to the routes stream: the XADD of each message with its origin tag, and
+ * the messages its own reader has not passed yet (a session moving here is owed those: they were
+ * routed here before it was).
+ * @module
+ */
+import type { Message } from "@handoff/mqtt-router";
+import type { Redis } from "ioredis";
+import type { ClusterKeys } from "../keys.js";
+import { entryFields } from "./route-entry.js";
+import { STREAM_START } from "./stream-id.js";
+
+/** One node's appends during one incarnation. */
+export class RouteAppends {
+  readonly #node: string;
+  readonly #incarnation: number;
+  #counter = 0;
+  #unread: { readonly counter: number; readonly message: Message }[] = [];
+
+  constructor(node: string, incarnation: number) {
+    this.#node = node;
+    this.#incarnation = incarnation;
+  }
+
+  /** The XADD of `message` to `stream`; the message counts as unread until {@link RouteAppends.passed}. */
+  command(stream: string, message: Message): (string | Buffer)[] {
+    this.#counter += 1;
+    this.#unread.push({ counter: this.#counter, message });
+    return ["XADD", stream, "*", ...entryFields({ node: this.#node, incarnation: this.#incarnation, counter: this.#counter }, message)];
+  }
+
+  /** This node's reader passed its own entry (`incarnation`, `counter`): it and earlier ones are read. */
+  passed(incarnation: number, counter: number): void {
+    if (incarnation !== this.#incarnation) return;
+    const kept = this.#unread.findIndex((u) => u.counter > counter);
+    this.#unread = kept < 0 ? [] : this.#unread.slice(kept);
+  }
+
+  /** The messages appended that the reader has not passed yet, in order. */
+  unread(): Message[] {
+    return this.#unread.map((u) => u.message);
+  }
+}
+
+/**
+ * This start's incarnation and the node's committed routes cursor: a node new to the cluster
+ * starts at the stream's tip (it has no sessions yet) and records that at once, so trimming keeps
+ * what it has still to read.
+ */
+export async function openRoute(redis: Redis, keys: ClusterKeys, nodeId: string): Promise<{ readonly incarnation: number; readonly cursor: string }> {
+  const incarnation = await redis.incr(keys.incarnations);
+  const stored = await redis.hget(keys.cursors, nodeId);
+  if (stored !== null) return { incarnation, cursor: stored };
+  const last = await redis.xrevrange(keys.routes, "+", "-", "COUNT", 1);
+  const cursor = last[0]?.[0] ?? STREAM_START;
+  await redis.hset(keys.cursors, nodeId, cursor);
+  return { incarnation, cursor };
+}
