@@ -101,4 +101,15 @@ describe.skipIf(!hasRedis)("routing between three broker nodes", () => {
     expect(lateGot.map((g) => [g.payload, g.retain])).toEqual([["new", true], ["live", false]]);
     expect(keptGot.map((g) => [g.payload, g.retain])).toEqual([["new", true], ["live", true]]);
   });
+
+  it("publishes a will to the subscribers of every node", { timeout: 30_000 }, async () => {
+    const [one, two, three_] = await three();
+    const watchers = await Promise.all([two, three_].map((s, i) => fixture.connect(mqttUrl(s), { clientId: `w${String(i)}` })));
+    const gots = watchers.map((w) => collect(w));
+    for (const w of watchers) await w.subscribeAsync("will/#", { qos: 1 });
+    const dying = await fixture.connect(mqttUrl(one), { clientId: "dying", will: { topic: "will/dying", payload: Buffer.from("gone"), qos: 1, retain: false } });
+    dying.stream.destroy(); // no DISCONNECT: the will is published
+    await until(() => gots.every((g) => g.length >= 1), 5000, "the will on nodes 2 and 3");
+    expect(gots.map((g) => payloads(g))).toEqual([["gone"], ["gone"]]);
+  });
 });

@@ -37,6 +37,8 @@ interface Waiting {
   readonly run: (position: string) => Promise<void>;
 }
 
+const STOPPED = Symbol("stopped");
+
 const pause = (ms: number): Promise<void> =>
   new Promise((resolve) => {
     setTimeout(resolve, ms);
@@ -50,11 +52,19 @@ export class RouteReader {
   #position: string;
   #gate: Promise<void> = Promise.resolve();
   #closed = false;
+  // Resolved by close(): a read or a commit that would hang on a reconnecting connection is left.
+  readonly #stopped: Promise<typeof STOPPED>;
+  #stop: () => void = () => undefined;
   #loop: Promise<void> | undefined;
 
   constructor(options: RouteReaderOptions) {
     this.#options = options;
     this.#position = options.start;
+    this.#stopped = new Promise((resolve) => {
+      this.#stop = () => {
+        resolve(STOPPED);
+      };
+    });
   }
 
   /** The id of the last entry routed here (in memory; committed shortly after). */
@@ -86,9 +96,10 @@ export class RouteReader {
   /** Stops reading (an entry being routed finishes first) and closes the connection. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#stop();
     this.#options.connection.disconnect();
     await this.#loop;
-    await this.#gate;
+    await Promise.race([this.#gate, this.#stopped]);
   }
 
   // Holds whose position is reached run one after another, before the next batch is routed.
@@ -111,7 +122,8 @@ export class RouteReader {
     while (!closed()) {
       let reply: unknown;
       try {
-        reply = await connection.xreadBuffer("COUNT", count, "BLOCK", 2000, "STREAMS", stream, this.#position);
+        reply = await Promise.race([connection.xreadBuffer("COUNT", count, "BLOCK", 2000, "STREAMS", stream, this.#position), this.#stopped]);
+        if (reply === STOPPED) return;
       } catch (err) {
         if (closed()) return;
         this.#options.onError(err);
@@ -138,7 +150,7 @@ export class RouteReader {
   async #commit(retryMs: number): Promise<void> {
     for (;;) {
       try {
-        await this.#options.commit(this.#position);
+        await Promise.race([this.#options.commit(this.#position), this.#stopped]);
         return;
       } catch (err) {
         if (this.#closed) return;
