@@ -6,13 +6,13 @@
  * client side costs little and the relay's cost shows), `@moq/lite` 0.2.2 and `@moq/net` 0.3.
  * Prints frames/s (within the publishing time + 0.5 s), the share delivered once delivery stopped,
  * p50/p99, server CPU and CPU µs per delivered frame over the whole delivery (the figure that stays
- * comparable on a loaded machine), server RSS and the clients' CPU.
+ * comparable on a loaded machine), server RSS, server write system calls per frame (syscw) and the clients' CPU.
  *
  * Run: pnpm --filter @handoff/relay bench. BENCH_SUBS=1,100 and BENCH_KINDS="minimal lite-04,ws" pick rows;
  * BENCH_PROF=<dir> writes a --cpu-prof profile of each server run into <dir>; BENCH_LOG=<file> appends
  * the servers' logs to <file>.
  */
-import { cpuSeconds, pinned, rssMiB, startClient, startServer, type ClientProcess, type Server } from "./processes.js";
+import { cpuSeconds, pinned, rssMiB, startClient, startServer, writeCalls, type ClientProcess, type Server } from "./processes.js";
 import type { ClientJob, ClientReply } from "./clients.js";
 import type { Pace } from "./publisher.js";
 import { merge, quantiles, type Histogram } from "./stats.js";
@@ -41,6 +41,8 @@ interface Row {
   readonly rss: number;
   /** Publisher + subscriber processes' CPU, share of one core. */
   readonly clientCpu: number;
+  /** Server write-family system calls (write, writev) per delivered frame: how well sends are batched. */
+  readonly writesPerFrame: number;
   /** Group streams the relay reset (counted by the minimal clients). */
   readonly resets: number;
 }
@@ -72,6 +74,7 @@ async function measure(kind: SubscriberKind, subscribers: number): Promise<Row> 
     await sleep(300);
     const clientCpu = (): number => clients.reduce((n, c) => n + cpuSeconds(c.pid), 0);
     const cpu0 = cpuSeconds(s.child.pid);
+    const writes0 = writeCalls(s.child.pid);
     const client0 = clientCpu();
     const t0 = performance.now();
     await pub.ask({ cmd: "go" });
@@ -87,6 +90,7 @@ async function measure(kind: SubscriberKind, subscribers: number): Promise<Row> 
       now = await count();
     }
     const cpu = cpuSeconds(s.child.pid) - cpu0;
+    const writes = writeCalls(s.child.pid) - writes0;
     if (process.env["BENCH_PROF"] !== undefined) {
       const at = (t: number): string => ((t - s.startedAt) / 1000).toFixed(1);
       console.log(`    ${kind} profile (pid ${String(s.child.pid)}): publishing and delivery in --from ${at(t0)} --to ${at(performance.now())}`);
@@ -112,6 +116,7 @@ async function measure(kind: SubscriberKind, subscribers: number): Promise<Row> 
       cpu: cpu / elapsed,
       usPerFrame: frames === 0 ? Number.NaN : (cpu / frames) * 1e6,
       rss,
+      writesPerFrame: frames === 0 ? Number.NaN : writes / frames,
       clientCpu: clientCpuS / elapsed,
       resets,
     };
@@ -162,7 +167,7 @@ for (const n of sizes) {
     results.set(kind, await bounded(kind, n));
   }
   const ws = results.get("ws");
-  const header = ["subscribers: " + String(n), "frames/s", "delivered", "groups reset", "p50 ms", "p99 ms", "server CPU", "CPU µs/frame", "RSS MiB", "client CPU", "frames/s vs ws", "p99 vs ws", "µs/frame vs ws"];
+  const header = ["subscribers: " + String(n), "frames/s", "delivered", "groups reset", "p50 ms", "p99 ms", "server CPU", "CPU µs/frame", "RSS MiB", "writes/frame", "client CPU", "frames/s vs ws", "p99 vs ws", "µs/frame vs ws"];
   const failures: string[] = [];
   const rows = [...results].map(([kind, r]) => {
     if (typeof r === "string") {
@@ -180,6 +185,7 @@ for (const n of sizes) {
       `${(r.cpu * 100).toFixed(0)}%`,
       f1(r.usPerFrame),
       f1(r.rss),
+      Number.isFinite(r.writesPerFrame) ? r.writesPerFrame.toFixed(3) : "-",
       `${(r.clientCpu * 100).toFixed(0)}%`,
       vs ? ratio(r.framesPerS, ws.framesPerS) : "-",
       vs ? ratio(r.p99, ws.p99) : "-",

@@ -43,6 +43,17 @@ export function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** Write-family system calls `pid` made so far (syscw of /proc/<pid>/io; 0 once it is gone or unreadable). */
+export function writeCalls(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const m = /^syscw:\s+(\d+)/m.exec(readFileSync(`/proc/${String(pid)}/io`, "utf8"));
+    return Number(m?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 /** VmRSS of `pid` in MiB (0 once it is gone). */
 export function rssMiB(pid: number | undefined): number {
   if (pid === undefined) return 0;

@@ -3,7 +3,19 @@ import type { TransportParams } from "./transport-params.js";
 /** The QUIC / qmux frames this layer speaks; one union for both framings. */
 export type Frame =
   | { type: "padding" }
-  | { type: "stream"; id: number; offset: number | undefined; data: Uint8Array; fin: boolean }
+  | {
+      type: "stream";
+      id: number;
+      offset: number | undefined;
+      data: Uint8Array;
+      fin: boolean;
+      /**
+       * Outbound only: the payload as consecutive parts (`data` is then empty), so that chunks
+       * queued by separate writes go out in one frame without being joined first; the encoder
+       * copies them once, into the wire unit.
+       */
+      parts?: readonly Uint8Array[];
+    }
   | { type: "reset-stream"; id: number; code: number; finalSize: number }
   | { type: "stop-sending"; id: number; code: number }
   | { type: "connection-close"; code: number; frameType: number; reason: string }

@@ -232,8 +232,10 @@ export class FramingSession {
   /**
    * Queues bytes (and optionally FIN) on a stream's sending side and sends what
    * the peer's credit allows. The framing keeps a view of `bytes`; do not reuse it.
+   * `bytes` may be a list of parts, taken as their concatenation without joining
+   * them (a header and payloads shared with other streams); `accepted` counts bytes.
    */
-  write(streamId: StreamId, bytes: Uint8Array, fin = false): WriteResult {
+  write(streamId: StreamId, bytes: Uint8Array | readonly Uint8Array[], fin = false): WriteResult {
     if (this.#closed) return { ok: false, reason: "closed" };
     const stream = this.#streams.live.get(streamId);
     if (stream === undefined) return { ok: false, reason: "unknown-stream" };

@@ -24,6 +24,11 @@ describe("legacy webtransport framing", () => {
     );
   });
 
+  it("encodes a STREAM frame of parts as the frame of their joined bytes", () => {
+    const bytes = encodeLegacyFrame({ type: "stream", id: 6, offset: undefined, data: new Uint8Array(0), fin: true, parts: [Uint8Array.of(1), Uint8Array.of(2, 3)] });
+    expect(bytes).toEqual(encodeLegacyFrame({ type: "stream", id: 6, offset: undefined, data: Uint8Array.of(1, 2, 3), fin: true }));
+  });
+
   it("writes the STREAM layout the @moq/qmux legacy decoder reads", () => {
     const bytes = encodeLegacyFrame({ type: "stream", id: 6, offset: undefined, data: Uint8Array.of(1, 2), fin: true });
     expect([...(bytes ?? [])]).toEqual([0x09, 0x06, 0x01, 0x02]);

@@ -1,3 +1,4 @@
+import { copyParts, partsLength } from "./bytes.js";
 import { FramingError, TransportError } from "./errors.js";
 import type { Frame } from "./frame.js";
 import { ByteReader } from "./byte-reader.js";
@@ -26,9 +27,12 @@ const lossy = new TextDecoder();
 export function encodeLegacyFrame(frame: Frame): Uint8Array | undefined {
   switch (frame.type) {
     case "stream": {
-      const out = new Uint8Array(1 + varintSize(frame.id) + frame.data.length);
+      const parts = frame.parts;
+      const out = new Uint8Array(1 + varintSize(frame.id) + (parts === undefined ? frame.data.length : partsLength(parts)));
       out[0] = frame.fin ? STREAM_FIN : STREAM;
-      out.set(frame.data, writeVarint(out, 1, frame.id));
+      const pos = writeVarint(out, 1, frame.id);
+      if (parts === undefined) out.set(frame.data, pos);
+      else copyParts(out, pos, parts);
       return out;
     }
     case "reset-stream":

@@ -15,6 +15,14 @@ function codeOf(result: unknown): number | undefined {
 }
 
 describe("qmux-00 frame codec", () => {
+  it("encodes a STREAM frame of parts as the frame of their joined bytes", () => {
+    const parts = [Uint8Array.of(1, 2), new Uint8Array(300).fill(5), Uint8Array.of(3)];
+    const joined = Uint8Array.from(parts.flatMap((p) => [...p]));
+    const bytes = encodeQmuxFrame({ type: "stream", id: 7, offset: 1000, data: new Uint8Array(0), fin: false, parts });
+    expect(bytes).toEqual(encodeQmuxFrame({ type: "stream", id: 7, offset: 1000, data: joined, fin: false }));
+    expect(decodeAll(bytes)).toEqual({ type: "stream", id: 7, offset: 1000, data: joined, fin: false });
+  });
+
   it("round-trips every frame type", () => {
     fc.assert(
       fc.property(qmuxFrameArb, (frame) => {

@@ -1,4 +1,5 @@
 import { FramingError, TransportError } from "./errors.js";
+import { copyParts, partsLength } from "./bytes.js";
 import { frameBuffer } from "./frame-buffer.js";
 import { FrameType, MAX_STREAMS_LIMIT, QX_PING_REQUEST, QX_PING_RESPONSE, QX_TRANSPORT_PARAMETERS, type Frame } from "./frame.js";
 import { decodeTransportParams, encodeTransportParams } from "./transport-params.js";
@@ -21,14 +22,17 @@ export function encodeQmuxFrame(frame: Frame): Uint8Array {
       const offset = frame.offset;
       const off = offset !== undefined;
       const type = FrameType.STREAM | FrameType.STREAM_LEN | (off ? FrameType.STREAM_OFF : 0) | (frame.fin ? FrameType.STREAM_FIN : 0);
-      const size = 1 + varintSize(frame.id) + (off ? varintSize(offset) : 0) + varintSize(frame.data.length) + frame.data.length;
+      const parts = frame.parts;
+      const length = parts === undefined ? frame.data.length : partsLength(parts);
+      const size = 1 + varintSize(frame.id) + (off ? varintSize(offset) : 0) + varintSize(length) + length;
       // Every byte is written below, so a slice of a shared slab will do.
       const out = frameBuffer(size);
       let pos = writeVarint(out, 0, type);
       pos = writeVarint(out, pos, frame.id);
       if (off) pos = writeVarint(out, pos, offset);
-      pos = writeVarint(out, pos, frame.data.length);
-      out.set(frame.data, pos);
+      pos = writeVarint(out, pos, length);
+      if (parts === undefined) out.set(frame.data, pos);
+      else copyParts(out, pos, parts);
       return out;
     }
     case "reset-stream":

@@ -2,6 +2,9 @@ import type { FramingEvent } from "./events.js";
 import { SendCredit } from "./flow.js";
 import { MAX_STREAM_PAYLOAD, type Frame } from "./frame.js";
 import type { SendHalf, StreamState } from "./stream-table.js";
+import { partsLength } from "./bytes.js";
+
+const EMPTY = new Uint8Array(0);
 
 /** What the scheduler asks of the connection it serves. */
 export interface SchedulerHooks {
@@ -57,16 +60,24 @@ export class SendScheduler {
    * Accepts as much of `bytes` as the credit plus the buffer caps allow, then
    * sends what it can. FIN is taken only with the last byte.
    */
-  write(stream: StreamState, send: SendHalf, bytes: Uint8Array, fin: boolean): { accepted: number; buffered: number } {
+  write(stream: StreamState, send: SendHalf, bytes: Uint8Array | readonly Uint8Array[], fin: boolean): { accepted: number; buffered: number } {
     const direct = Math.min(send.credit.available, this.conn.available);
     const room = Math.max(0, Math.min(this.#limits.maxStreamBuffer - send.queued, this.#limits.maxConnectionBuffer - this.#queued));
-    const accepted = Math.min(bytes.length, direct + room);
-    if (accepted > 0) {
-      send.queue.push(accepted === bytes.length ? bytes : bytes.subarray(0, accepted));
-      send.queued += accepted;
-      this.#queued += accepted;
+    const parts = bytes instanceof Uint8Array ? [bytes] : bytes;
+    const total = bytes instanceof Uint8Array ? bytes.length : partsLength(bytes);
+    const accepted = Math.min(total, direct + room);
+    // The queue keeps the caller's views (a relay's shared frame encodings), copied only into the wire unit.
+    let left = accepted;
+    for (const part of parts) {
+      if (left === 0) break;
+      if (part.length === 0) continue;
+      const take = Math.min(part.length, left);
+      send.queue.push(take === part.length ? part : part.subarray(0, take));
+      left -= take;
     }
-    if (accepted === bytes.length) send.finQueued = fin;
+    send.queued += accepted;
+    this.#queued += accepted;
+    if (accepted === total) send.finQueued = fin;
     else {
       send.wantWritable = true;
       this.#waiting.add(stream);
@@ -94,7 +105,9 @@ export class SendScheduler {
     let progress = true;
     while (progress && this.#pending.size > 0) {
       progress = false;
-      for (const stream of [...this.#pending]) if (this.#sendOne(stream)) progress = true;
+      // No copy: a Set's iteration survives the deletion of the entry being visited, and sending
+      // adds no stream, so one pass is still one frame per stream.
+      for (const stream of this.#pending) if (this.#sendOne(stream)) progress = true;
     }
     for (const stream of this.#waiting) {
       const send = stream.send;
@@ -117,25 +130,37 @@ export class SendScheduler {
       this.#pending.delete(stream);
       return false;
     }
-    let data: Uint8Array = new Uint8Array(0);
-    const head = send.queue[0];
-    if (head !== undefined) {
-      const n = Math.min(head.length, MAX_STREAM_PAYLOAD, send.credit.available, this.conn.available);
-      if (n <= 0) {
+    let data: Uint8Array = EMPTY;
+    let parts: Uint8Array[] | undefined;
+    let n = 0;
+    if (send.queue.length > 0) {
+      const limit = Math.min(MAX_STREAM_PAYLOAD, send.credit.available, this.conn.available);
+      if (limit <= 0) {
         this.#reportBlocked(stream, send.credit);
         return false;
       }
-      data = n === head.length ? head : head.subarray(0, n);
-      if (n === head.length) send.queue.shift();
-      else send.queue[0] = head.subarray(n);
+      // One frame gathers queued chunks up to the limit: writes made apart leave together.
+      for (let head = send.queue[0]; head !== undefined && n < limit; head = send.queue[0]) {
+        const take = Math.min(head.length, limit - n);
+        const piece = take === head.length ? head : head.subarray(0, take);
+        if (take === head.length) send.queue.shift();
+        else send.queue[0] = head.subarray(take);
+        if (n === 0) data = piece;
+        else {
+          parts ??= [data];
+          parts.push(piece);
+        }
+        n += take;
+      }
       send.queued -= n;
       this.#queued -= n;
       send.credit.used += n;
       this.conn.used += n;
     }
     const fin = send.queued === 0 && send.finQueued;
-    this.#hooks.frame({ type: "stream", id: stream.id, offset: this.#flowControl ? send.offset : undefined, data, fin });
-    send.offset += data.length;
+    const offset = this.#flowControl ? send.offset : undefined;
+    this.#hooks.frame(parts === undefined ? { type: "stream", id: stream.id, offset, data, fin } : { type: "stream", id: stream.id, offset, data: EMPTY, fin, parts });
+    send.offset += n;
     if (send.queued === 0) this.#pending.delete(stream);
     if (fin) {
       send.done = true;

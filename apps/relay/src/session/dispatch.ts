@@ -3,14 +3,18 @@ import type { StreamId } from "@handoff/qmux";
 import type { PlaceCopy, UpstreamTrack } from "../origin/route.js";
 import type { Announces } from "./announces.js";
 import type { SessionContext } from "./context.js";
-import { fetchDone, type FetchRole, type GroupFetcher, serveFetch } from "./fetch.js";
+import { fetchSettled, type FetchRole, type GroupFetcher, serveFetch } from "./fetch.js";
 import { RelayCode } from "./limits.js";
 import { answerProbe } from "./probe.js";
-import { refuse } from "./role-table.js";
+import { refuse, type RoleChanges, type StreamFate } from "./role-table.js";
 import type { Serving } from "./serving.js";
 import type { SetupExchange } from "./setup-stream.js";
-import { type ControlHandler, isControl, type StreamTable, undecoded } from "./stream-role.js";
+import { type ControlHandler, isControl, type StreamRole, type StreamTable } from "./stream-role.js";
 import { serveTrack } from "./track-info.js";
+import { askTrackInfo } from "./track-query.js";
+import type { TrackInfoAnswer } from "../origin/track-infos.js";
+import { UndecodedBytes } from "./undecoded-bytes.js";
+import { peerReset } from "./dispatch-reset.js";
 import { InboundGroup } from "./inbound-group.js";
 import type { Upstreams } from "./upstreams.js";
 
@@ -35,17 +39,34 @@ export interface FetchSource extends GroupFetcher {
 }
 
 /**
+ * The role changes of a dispatcher made after the modules that report them (`get` returns it
+ * once it is made: modules report nothing while the session is being built).
+ */
+export function laterChanges(get: () => StreamDispatch): RoleChanges<StreamRole> {
+  return {
+    file: (id, role) => {
+      get().file(id, role);
+    },
+    drop: (id) => {
+      get().drop(id);
+    },
+    holds: (id, role) => get().holds(id, role),
+  };
+}
+
+/**
  * Routes each stream's events to the module that owns its kind: control streams the peer opened
  * (ANNOUNCE_REQUEST, SUBSCRIBE), our announce and subscribe streams, and group streams both ways.
- * It owns the routing by the session's stream table: Upstreams returns the roles of its streams
- * (and whether an event ended one) for the dispatcher to file and drop, and so do Announces; the other modules still
- * file their own through a RoleTable view.
+ * It owns the session's stream table and is the only writer of it: each module returns the role
+ * it gives a stream (or whether an event ended it), and reports the changes it learns of outside
+ * its streams' events (a flush opening group streams, a track's info answered) through the
+ * dispatcher's {@link RoleChanges}.
  */
-export class StreamDispatch {
+export class StreamDispatch implements RoleChanges<StreamRole> {
   /** Fetches being answered, so a credit update pumps them without walking every stream. */
   readonly #fetches = new Map<StreamId, FetchRole>();
   /** Bytes each stream's decoder holds undecoded, as last reported to the budget. */
-  readonly #buffered = new Map<StreamId, number>();
+  readonly #buffered: UndecodedBytes;
 
   readonly #ctx: SessionContext;
   readonly #roles: StreamTable;
@@ -76,6 +97,7 @@ export class StreamDispatch {
     this.#hooks = hooks;
     this.#setup = setup;
     this.#fetcher = fetcher;
+    this.#buffered = new UndecodedBytes(ctx.memory);
   }
 
   #waiting = 0;
@@ -93,9 +115,34 @@ export class StreamDispatch {
     if (opened !== undefined) this.#roles.set(opened.stream, opened.role);
   }
 
-  /** Drops the role of stream `id`, which a module ended outside any event of it. */
-  forget(id: StreamId): void {
+  /** @inheritdoc */
+  file(id: StreamId, role: StreamRole): void {
+    this.#roles.set(id, role);
+  }
+
+  /** @inheritdoc */
+  drop(id: StreamId): void {
     this.#roles.delete(id);
+  }
+
+  /** @inheritdoc */
+  holds(id: StreamId, role: StreamRole): boolean {
+    return this.#roles.get(id) === role;
+  }
+
+  /** Files what a module returned for stream `id`: a new role, its end, or no change. */
+  #apply(id: StreamId, result: StreamRole | StreamFate): void {
+    if (result === "end") this.#roles.delete(id);
+    else if (result !== "keep") this.#roles.set(id, result);
+  }
+
+  /** Asks the peer for a track's info (see {@link askTrackInfo}) and files the role of the TRACK stream it opened. */
+  askTrackInfo(path: string, track: string, answer: TrackInfoAnswer): boolean {
+    const asked = askTrackInfo(this.#ctx, path, track, answer);
+    if (typeof asked === "boolean") return asked;
+    this.#roles.set(asked.stream, asked.role);
+    this.#ctx.drain();
+    return true;
   }
 
   /** Subscribes upstream (see {@link Upstreams.subscribe}) and files the role Upstreams gives our SUBSCRIBE stream. */
@@ -120,7 +167,7 @@ export class StreamDispatch {
         continue;
       }
       if (role.fetch.pump() === "done") {
-        fetchDone(this.#roles, id, role);
+        fetchSettled(this, id, role);
         this.#fetches.delete(id);
       }
     }
@@ -143,7 +190,7 @@ export class StreamDispatch {
    * them (a request turned down, the session's own decision); run now and then.
    */
   reconcile(): void {
-    for (const id of [...this.#buffered.keys()]) this.#account(id);
+    for (const id of [...this.#buffered.streams]) this.#account(id);
   }
 
   /** Stream `id` has room again: one of our group streams is pumped at the next flush. */
@@ -176,21 +223,12 @@ export class StreamDispatch {
 
   /** The session ended: nothing it was decoding is held any more, and no stream has a role. */
   release(): void {
-    let total = 0;
-    for (const bytes of this.#buffered.values()) total += bytes;
-    this.#buffered.clear();
-    this.#ctx.memory.inbound(-total);
+    this.#buffered.release();
     this.#roles.clear();
   }
 
-  /** Tells the budget how much stream `id`'s decoder holds now. */
   #account(id: StreamId): void {
-    const now = undecoded(this.#roles.get(id));
-    const was = this.#buffered.get(id) ?? 0;
-    if (now === was) return;
-    if (now === 0) this.#buffered.delete(id);
-    else this.#buffered.set(id, now);
-    this.#ctx.memory.inbound(now - was);
+    this.#buffered.account(id, this.#roles.get(id));
   }
 
   #route(id: StreamId, bytes: Uint8Array, fin: boolean): void {
@@ -250,82 +288,9 @@ export class StreamDispatch {
 
   /** The peer reset stream `id` (or, with `stopSending`, asked us to stop sending on it). */
   reset(id: StreamId, code: number, stopSending: boolean): void {
-    this.#reset(id, code, stopSending);
-    this.#account(id);
-  }
-
-  #reset(id: StreamId, code: number, stopSending: boolean): void {
-    const ctx = this.#ctx;
     const handler = this.#roles.get(id);
-    if (handler === undefined) return;
-    switch (handler.kind) {
-      case "group-out":
-        // The peer does not want the rest of this group (the framing already reset it).
-        this.#serving.abandon(handler.group, code);
-        return;
-      case "group-in":
-        if (stopSending) return;
-        this.#roles.delete(id);
-        handler.group.reset();
-        return;
-      case "upstream":
-        this.#roles.delete(id);
-        this.#upstreams.reset(id, handler.sub, code, stopSending);
-        return;
-      case "subscribe-serve":
-        this.#roles.delete(id);
-        if (handler.sub !== undefined) this.#serving.end(handler.sub, code);
-        return;
-      case "announce-serve":
-        this.#roles.delete(id);
-        handler.close();
-        refuse(ctx.io, id, true, code);
-        return;
-      case "announce-intake":
-        this.#roles.delete(id);
-        this.#announces.withdrawAll();
-        refuse(ctx.io, id, true, code);
-        return;
-      case "setup":
-        ctx.close(code, "session stream reset");
-        return;
-      case "setup-in":
-        if (stopSending) return;
-        ctx.close(code, "setup stream reset");
-        return;
-      case "uni-pending":
-        this.#roles.delete(id);
-        return;
-      case "fetch-serve":
-        this.#roles.delete(id);
-        handler.fetch.abandon(code);
-        if (!stopSending) ctx.io.stopSending(id, code);
-        return;
-      case "track-query":
-        this.#roles.delete(id);
-        handler.query.reset(ctx, id, code, stopSending);
-        return;
-      case "track-serve":
-        this.#roles.delete(id);
-        handler.cancel();
-        refuse(ctx.io, id, true, code);
-        return;
-      case "answered":
-        // A PROBE or TRACK stream is never reset by us: close our side cleanly.
-        this.#roles.delete(id);
-        ctx.io.send(id, new Uint8Array(0), true);
-        return;
-      case "accepted":
-      case "ignore":
-      case "goaway-out":
-        this.#roles.delete(id);
-        refuse(ctx.io, id, true, code);
-        return;
-      default: {
-        const never: never = handler;
-        throw new Error(`unexpected handler ${JSON.stringify(never)}`);
-      }
-    }
+    if (handler !== undefined) peerReset({ ctx: this.#ctx, roles: this, serving: this.#serving, upstreams: this.#upstreams, announces: this.#announces }, id, handler, code, stopSending);
+    this.#account(id);
   }
 
   #control(id: StreamId): void {
@@ -366,27 +331,32 @@ export class StreamDispatch {
     } else if (msg.type === "probe") {
       if (handler.kind === "answered") answerProbe(this.#ctx, id);
     } else if (msg.type === "track") {
-      if (handler.kind === "accepted") serveTrack(this.#ctx, this.#roles, id, handler.reader, msg);
+      if (handler.kind === "accepted") this.#apply(id, serveTrack(this.#ctx, this, id, handler.reader, msg));
     } else if (msg.type === "fetch") {
-      if (handler.kind === "accepted") {
-        const fetcher = this.#fetcher;
-        const served = serveFetch(this.#ctx, this.#roles, fetcher, (path, track, listener) => fetcher.cachedTrack(path, track)?.watch(listener), id, handler.reader, msg);
-        if (served !== undefined && !served.fetch.done) this.#fetches.set(id, served);
-      }
+      if (handler.kind === "accepted") this.#serveFetch(id, handler.reader, msg);
     } else if (msg.type === "announce_request") {
-      if (handler.kind === "accepted") {
-        const role = this.#announces.serve(id, handler.reader, msg);
-        if (role === "end") this.#roles.delete(id);
-        else if (role !== "keep") this.#roles.set(id, role);
-      }
+      if (handler.kind === "accepted") this.#apply(id, this.#announces.serve(id, handler.reader, msg));
     } else if (msg.type === "subscribe") {
-      if (handler.kind === "accepted") this.#serving.serve(id, handler.reader, msg);
+      if (handler.kind === "accepted") {
+        const role = this.#serving.serve(id, handler.reader, msg);
+        this.#apply(id, role);
+        if (typeof role === "object" && role.kind === "subscribe-serve" && role.sub !== undefined) this.#serving.begin(role.sub);
+      }
     } else if (msg.type === "subscribe_update") {
       if (handler.kind === "subscribe-serve") handler.sub?.update(msg);
     } else if (msg.type === "goaway") {
       this.#hooks.goaway(msg.uri);
     }
     // Anything else on an accepted stream (PROBE reports) needs no answer.
+  }
+
+  #serveFetch(id: StreamId, reader: LiteStreamReader, msg: Extract<LiteMessage, { type: "fetch" }>): void {
+    const fetcher = this.#fetcher;
+    let live = 0;
+    for (const role of this.#roles.values()) if (role.kind === "fetch-serve") live += 1;
+    const served = serveFetch(this.#ctx, this, fetcher, (path, track, listener) => fetcher.cachedTrack(path, track)?.watch(listener), live, id, reader, msg);
+    this.#apply(id, served);
+    if (typeof served === "object" && served.kind === "fetch-serve" && !served.fetch.done) this.#fetches.set(id, served);
   }
 
   #controlEnd(id: StreamId, handler: ControlHandler): void {

@@ -3,13 +3,18 @@ import { Track } from "@handoff/moq-resume";
 import { LITE_05, LITE_06, type LiteMessage, LiteStreamReader } from "@handoff/moq-resume/lite";
 import { describe, expect, it, vi } from "vitest";
 import type { Origin } from "../origin/origin.js";
-import type { StreamId } from "@handoff/qmux";
+import { concatBytes, type StreamId } from "@handoff/qmux";
 import { FetchServe } from "./fetch.js";
 import { finished, lite05Peer } from "./lite05-peer.test-helpers.js";
 import { RelayCode } from "./limits.js";
 import type { StreamIo } from "./stream-io.js";
 import type { TestPeer } from "./test-peer.test-helpers.js";
 import { testOrigin } from "./test-peer.test-helpers.js";
+
+/** A write's bytes as one buffer (a write may come as parts). */
+function joined(data: Uint8Array | readonly Uint8Array[]): Uint8Array {
+  return data instanceof Uint8Array ? data : concatBytes(data, data.reduce((n, part) => n + part.length, 0));
+}
 
 /** A lite-05 publisher of `cam`, and a subscriber that makes the relay hold its `video` track. */
 function heldTrack(origin: Origin): { publisher: TestPeer; upstreamId: number } {
@@ -146,7 +151,8 @@ describe("FetchServe", () => {
     let fin = false;
     const io: StreamIo = {
       open: () => undefined,
-      write: (_id, bytes, f) => {
+      write: (_id, data, f) => {
+        const bytes = joined(data);
         const n = Math.min(room, bytes.length);
         room -= n;
         written.push(bytes.slice(0, n));
@@ -178,7 +184,8 @@ describe("FETCH frame bounds (lite-06)", () => {
     let fin = false;
     const io: StreamIo = {
       open: () => undefined,
-      write: (_id, bytes, f) => {
+      write: (_id, data, f) => {
+        const bytes = joined(data);
         written.push(bytes.slice());
         if (f) fin = true;
         return bytes.length;

@@ -4,7 +4,7 @@ import { allowed } from "../auth/permissions.js";
 import type { StreamId } from "@handoff/qmux";
 import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
-import { type AnsweredRole, type IgnoreRole, type RoleTable, turnDown } from "./role-table.js";
+import { type AnsweredRole, type IgnoreRole, type RoleChanges, type StreamFate, turnDown } from "./role-table.js";
 import type { StreamIo } from "./stream-io.js";
 
 /** Where FETCH finds its group: the origin's held copies. */
@@ -20,8 +20,8 @@ export interface FetchRole {
   readonly fetch: FetchServe;
 }
 
-/** The roles a FETCH stream takes: being served, answered (reading on to the peer's FIN), refused. */
-export type FetchRoles = RoleTable<FetchRole | AnsweredRole | IgnoreRole>;
+/** The roles a FETCH stream takes once served: being served, then answered (reading on to the peer's FIN). */
+export type FetchRoles = RoleChanges<FetchRole | AnsweredRole>;
 
 /** What one {@link FetchServe.pump} achieved. */
 export type FetchProgress = "blocked" | "waiting" | "done";
@@ -140,39 +140,30 @@ export class FetchServe {
 
 /**
  * Serves a FETCH that came on accepted stream `id`: refused outside the peer's grant, past
- * `maxSubscriptions` fetches open at once (a budget of their own, beside the subscriptions), or
- * with NotFound for a group the relay does not hold. `watch` wakes an open group's fetch as its track changes.
+ * `maxSubscriptions` fetches open at once (`live`: a budget of their own, beside the
+ * subscriptions), or with NotFound for a group the relay does not hold. Returns the stream's role
+ * for the dispatcher to file; `watch` wakes an open group's fetch as its track changes, and what
+ * that settles is reported through `roles`.
  */
 export function serveFetch(
   ctx: SessionContext,
   roles: FetchRoles,
   fetcher: GroupFetcher,
   watch: (path: string, track: string, listener: () => void) => (() => void) | undefined,
+  live: number,
   id: StreamId,
   reader: LiteStreamReader,
   msg: Fetch,
-): FetchRole | undefined {
+): FetchRole | AnsweredRole | IgnoreRole | StreamFate {
   const version = ctx.version;
-  if (version === undefined) return;
+  if (version === undefined) return "keep";
   const path = joinPath(ctx.root, msg.broadcast);
-  if (!allowed(ctx.permissions.subscribe, path)) {
-    turnDown(ctx.io, roles, id, reader, RelayCode.Unauthorized);
-    return undefined;
-  }
-  let live = 0;
-  for (const role of roles.values()) if (role.kind === "fetch-serve") live += 1;
-  if (live >= ctx.limits.maxSubscriptions) {
-    turnDown(ctx.io, roles, id, reader, RelayCode.TooMany);
-    return undefined;
-  }
+  if (!allowed(ctx.permissions.subscribe, path)) return turnDown(ctx.io, id, reader, RelayCode.Unauthorized);
+  if (live >= ctx.limits.maxSubscriptions) return turnDown(ctx.io, id, reader, RelayCode.TooMany);
   const group = fetcher.fetchGroup(path, msg.track, msg.group);
-  if (group === undefined) {
-    turnDown(ctx.io, roles, id, reader, RelayCode.NotFound);
-    return undefined;
-  }
+  if (group === undefined) return turnDown(ctx.io, id, reader, RelayCode.NotFound);
   const fetch = new FetchServe(ctx.io, id, version, group, msg.startFrame ?? 0, msg.endFrame);
   const role: FetchRole = { kind: "fetch-serve", reader, fetch };
-  roles.set(id, role);
   // The track wakes the fetch from the publisher's event: contained to this session.
   fetch.onDone(watch(path, msg.track, () => {
     if (ctx.closed) {
@@ -180,22 +171,27 @@ export function serveFetch(
       return;
     }
     ctx.contain("fetch", () => {
-      if (fetch.pump() === "done") fetchDone(roles, id, role);
+      if (fetch.pump() === "done") fetchSettled(roles, id, role);
       ctx.drain();
     });
   }) ?? noop);
-  if (fetch.pump() === "done") fetchDone(roles, id, role);
-  return role;
+  return fetch.pump() === "done" ? fetchDone(role) : role;
 }
 
 /**
- * A fetch wrote its last byte: forget its stream once the peer's side is over too, or read on
- * to the peer's FIN.
+ * What follows a fetch that wrote its last byte: its stream is over once the peer's side is too
+ * ("end"), or reads on to the peer's FIN.
  */
-export function fetchDone(roles: FetchRoles, id: StreamId, role: FetchRole): void {
-  if (roles.get(id) !== role) return;
-  if (role.fetch.peerDone) roles.delete(id);
-  else roles.set(id, { kind: "answered", reader: role.reader });
+export function fetchDone(role: FetchRole): AnsweredRole | "end" {
+  return role.fetch.peerDone ? "end" : { kind: "answered", reader: role.reader };
+}
+
+/** A fetch settled outside its stream's events: reports what follows, if the stream still has its role. */
+export function fetchSettled(roles: FetchRoles, id: StreamId, role: FetchRole): void {
+  if (!roles.holds(id, role)) return;
+  const next = fetchDone(role);
+  if (next === "end") roles.drop(id);
+  else roles.file(id, next);
 }
 
 function noop(): void {

@@ -9,7 +9,7 @@ import { ALLOW_ALL, type Permissions } from "../auth/permissions.js";
 import { Origin } from "../origin/origin.js";
 import type { PlaceCopy, RouteSource, UpstreamTrack } from "../origin/route.js";
 import { fakeSource, type FakeSource } from "../origin/test-source.test-helpers.js";
-import type { StreamId } from "@handoff/qmux";
+import { concatBytes, type StreamId } from "@handoff/qmux";
 import type { InboundGroup } from "./inbound-group.js";
 import type { UpstreamSubscription } from "./upstream-subscription.js";
 import { Announces } from "./announces.js";
@@ -21,13 +21,16 @@ import { Serving } from "./serving.js";
 import type { SessionStats } from "./stats.js";
 import type { StreamIo } from "./stream-io.js";
 import { askTrackInfo } from "./track-query.js";
-import type { StreamTable } from "./stream-role.js";
+import type { StreamRole, StreamTable } from "./stream-role.js";
+import type { RoleChanges } from "./role-table.js";
 import { Upstreams } from "./upstreams.js";
 
 /** What the fake framing saw on one stream. */
 export interface FakeStream {
   /** Accepted bytes, one entry per write (the very objects written when accepted whole). */
   readonly chunks: Uint8Array[];
+  /** The parts accepted, as written: the very objects (a write of parts is one chunk but several parts). */
+  readonly parts: Uint8Array[];
   /** True once a write with FIN was accepted whole. */
   fin: boolean;
   /** Codes of our resets. */
@@ -77,12 +80,26 @@ export class FakeIo implements StreamIo {
   }
 
   /** @inheritdoc */
-  write(id: StreamId, bytes: Uint8Array, fin: boolean): number {
-    const accepted = Math.min(bytes.length, this.credit);
+  write(id: StreamId, bytes: Uint8Array | readonly Uint8Array[], fin: boolean): number {
+    const parts = bytes instanceof Uint8Array ? [bytes] : bytes;
+    const total = parts.reduce((n, p) => n + p.length, 0);
+    const accepted = Math.min(total, this.credit);
     this.credit -= accepted;
     const stream = this.stream(id);
-    if (accepted > 0) stream.chunks.push(accepted === bytes.length ? bytes : bytes.subarray(0, accepted));
-    const whole = accepted === bytes.length;
+    // The parts themselves, as the framing would queue them (tests compare buffers by identity),
+    // and what was accepted as one chunk per write.
+    let left = accepted;
+    const taken: Uint8Array[] = [];
+    for (const part of parts) {
+      if (left === 0) break;
+      const take = Math.min(part.length, left);
+      if (take > 0) taken.push(take === part.length ? part : part.subarray(0, take));
+      left -= take;
+    }
+    stream.parts.push(...taken);
+    const [only] = taken;
+    if (only !== undefined) stream.chunks.push(taken.length === 1 ? only : concatBytes(taken, accepted));
+    const whole = accepted === total;
     if (whole && fin) stream.fin = true;
     this.log.push({ op: "write", id, bytes: accepted, fin: whole && fin });
     return accepted;
@@ -112,7 +129,7 @@ export class FakeIo implements StreamIo {
   stream(id: StreamId): FakeStream {
     let stream = this.#streams.get(id);
     if (stream === undefined) {
-      stream = { chunks: [], fin: false, resets: [], stops: [] };
+      stream = { chunks: [], parts: [], fin: false, resets: [], stops: [] };
       this.#streams.set(id, stream);
     }
     return stream;
@@ -213,6 +230,16 @@ export class Harness {
   readonly io = new FakeIo();
   /** The stream table, as the session's dispatcher holds it. */
   readonly handlers: StreamTable = new Map();
+  /** The dispatcher's filing of role changes, over {@link handlers}. */
+  readonly changes: RoleChanges<StreamRole> = {
+    file: (id, role) => {
+      this.handlers.set(id, role);
+    },
+    drop: (id) => {
+      this.handlers.delete(id);
+    },
+    holds: (id, role) => this.handlers.get(id) === role,
+  };
   readonly stats = new CountingStats();
   readonly origin = new Origin(4242, { clock: new ManualClock() });
   readonly limits: SessionLimits;
@@ -243,7 +270,12 @@ export class Harness {
       id: options.id ?? 1,
       subscribeUpstream: (path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined =>
         this.subscribeUpstream(path, track, priority, place),
-      askTrackInfo: (path, track, answer) => askTrackInfo(this.ctx, this.handlers, path, track, answer),
+      askTrackInfo: (path, track, answer) => {
+        const asked = askTrackInfo(this.ctx, path, track, answer);
+        if (typeof asked === "boolean") return asked;
+        this.handlers.set(asked.stream, asked.role);
+        return true;
+      },
     };
     this.ctx = {
       io: this.io,
@@ -276,7 +308,7 @@ export class Harness {
       },
     };
     // The harness defers nothing: a kick flushes at once.
-    this.serving = new Serving(this.ctx, this.handlers, (flush) => {
+    this.serving = new Serving(this.ctx, this.changes, (flush) => {
       flush();
     });
     this.upstreams = new Upstreams(this.ctx);
@@ -316,10 +348,13 @@ export class Harness {
     return source;
   }
 
-  /** Serves `msg` as if it came on the peer's bidi stream `id`. */
+  /** Serves `msg` as if it came on the peer's bidi stream `id`, filing the role as the dispatcher does. */
   serve(id: StreamId, msg: Subscribe): void {
     const version = this.version ?? LITE_04;
-    this.serving.serve(id, new LiteStreamReader({ role: "accepted-bidi", version }), msg);
+    const role = this.serving.serve(id, new LiteStreamReader({ role: "accepted-bidi", version }), msg);
+    if (role === "end") this.handlers.delete(id);
+    else if (role !== "keep") this.handlers.set(id, role);
+    if (typeof role === "object" && role.kind === "subscribe-serve" && role.sub !== undefined) this.serving.begin(role.sub);
   }
 
   /** The served subscription on stream `id` (throws when there is none). */

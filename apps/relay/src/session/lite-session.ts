@@ -9,7 +9,7 @@ import type { SessionContext } from "./context.js";
 import { ControlBacklog } from "./control-backlog.js";
 import type { ByteBudget } from "../origin/byte-budget.js";
 import { budgetMemory, NO_MEMORY, type SessionMemory } from "./memory.js";
-import { StreamDispatch } from "./dispatch.js";
+import { laterChanges, StreamDispatch } from "./dispatch.js";
 import { DEFAULT_SESSION_LIMITS, RelayCode, type SessionLimits } from "./limits.js";
 import { refuse } from "./role-table.js";
 import { Serving } from "./serving.js";
@@ -18,7 +18,6 @@ import type { SessionOptions, SessionSink } from "./session-options.js";
 import { NO_STATS, type SessionStats } from "./stats.js";
 import type { StreamTable } from "./stream-role.js";
 import { framingIo, type StreamIo } from "./stream-io.js";
-import { askTrackInfo } from "./track-query.js";
 import { Upstreams } from "./upstreams.js";
 import { pickSetupVersion, versionMode, type VersionMode } from "./version.js";
 
@@ -45,7 +44,6 @@ export class LiteSession implements RouteSource {
   readonly #upstreams: Upstreams;
   readonly #dispatch: StreamDispatch;
   readonly #setup: SetupExchange;
-  readonly #ctx: SessionContext;
   /** The connection's path scope; a lite-05 SETUP Path may narrow it. */
   #root: string;
   #version: LiteVersion | undefined;
@@ -136,12 +134,13 @@ export class LiteSession implements RouteSource {
         this.contain(where, fn);
       },
     };
-    this.#ctx = ctx;
+    // The dispatcher, made below, files the role changes modules learn of outside their streams' events.
+    const changes = laterChanges(() => this.#dispatch);
     // An announce the wire cannot carry ends a served stream from another session's event.
     this.#announces = new Announces(ctx, (id) => {
-      this.#dispatch.forget(id);
+      changes.drop(id);
     });
-    this.#serving = new Serving(ctx, this.#roles, this.#defer);
+    this.#serving = new Serving(ctx, changes, this.#defer);
     this.#upstreams = new Upstreams(ctx);
     this.#setup = new SetupExchange(ctx, this.#root, (narrowed, role) => {
       this.#root = narrowed;
@@ -274,7 +273,7 @@ export class LiteSession implements RouteSource {
     // Asked from a subscriber's event, like subscribeUpstream.
     let asked = false;
     this.contain("track-info-upstream", () => {
-      asked = askTrackInfo(this.#ctx, this.#roles, path, track, answer);
+      asked = this.#dispatch.askTrackInfo(path, track, answer);
     });
     return asked;
   }

@@ -100,6 +100,38 @@ describe("OutboundGroup", () => {
     expect(io.stream(id).fin).toBe(true);
   });
 
+  it("is held while a holding pump keeps its lone header back, and no longer once the header left with a frame", () => {
+    const { group, io, out } = setup();
+    expect(out.held).toBe(false);
+    expect(out.pump(io, true)).toBe("held");
+    expect(out.held).toBe(true);
+    expect(io.log.filter((c) => c.op === "write")).toEqual([]);
+    write(group, 1);
+    expect(out.pump(io)).toBe("idle");
+    expect(out.held).toBe(false);
+    expect(io.log.filter((c) => c.op === "write")).toHaveLength(1);
+    expect(frameBytes(sent(io).messages)).toEqual([1]);
+  });
+
+  it("hands the framing the frame encodings every subscriber shares, not a copy joined per subscriber", () => {
+    const { track, group, io, out, stats } = setup();
+    const other = new OutboundGroup(LITE_04, 8, new GroupReader(group, track), stats);
+    write(group, 1, 2);
+    out.pump(io);
+    other.pump(io);
+    const [a, b] = io.opened(false);
+    if (a === undefined || b === undefined) throw new Error("two group streams expected");
+    const ours = io.stream(a).parts;
+    const theirs = io.stream(b).parts;
+    // Each stream: its own header, then the two frames, one write of three parts.
+    expect(ours).toHaveLength(3);
+    expect(theirs).toHaveLength(3);
+    expect(ours[0]).not.toBe(theirs[0]);
+    expect(ours[1]).toBe(theirs[1]);
+    expect(ours[2]).toBe(theirs[2]);
+    expect(io.log.filter((c) => c.op === "write")).toHaveLength(2);
+  });
+
   it("holds a written frame's bytes until the framing takes them", () => {
     const { group, io, out } = setup();
     out.pump(io);

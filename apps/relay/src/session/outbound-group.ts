@@ -1,6 +1,6 @@
 import type { GroupReader } from "@handoff/moq-resume";
 import { FrameEncoder, LiteStreamWriter, framesHaveTimestamps, type LiteVersion } from "@handoff/moq-resume/lite";
-import { MAX_STREAM_PAYLOAD, concatBytes, type StreamId } from "@handoff/qmux";
+import { MAX_STREAM_PAYLOAD, type StreamId } from "@handoff/qmux";
 import { RelayCode } from "./limits.js";
 import type { Scheduled } from "./scheduler.js";
 import type { SessionStats } from "./stats.js";
@@ -88,6 +88,14 @@ export class OutboundGroup implements Scheduled {
     return this.#heldBytes;
   }
 
+  /**
+   * True while the header is held back: the stream is open, its header encoded and nothing
+   * written yet (the last pump returned "held"); the next pump without `hold` writes it.
+   */
+  get held(): boolean {
+    return this.#headerUnsent;
+  }
+
   /** True once FIN or a reset was written. */
   get done(): boolean {
     return this.#done;
@@ -145,11 +153,12 @@ export class OutboundGroup implements Scheduled {
       if (this.#heldBytes === 0 && !fin) return "idle";
       if (hold && !fin && this.#held.length === 1 && this.#headerUnsent) return "held";
       const full = this.#heldBytes >= COALESCE_BYTES;
-      const bytes = this.#take();
-      const accepted = io.write(id, bytes, fin && !this.#incomplete);
-      if (accepted < bytes.length) {
+      const total = this.#heldBytes;
+      const parts = this.#take();
+      const accepted = io.write(id, parts, fin && !this.#incomplete);
+      if (accepted < total) {
         // FIN was not applied; the group reader reports its end again on the next pump.
-        this.#hold(bytes.subarray(accepted));
+        this.#keepAfter(parts, accepted);
         return "blocked";
       }
       if (fin) {
@@ -174,13 +183,27 @@ export class OutboundGroup implements Scheduled {
     this.#heldBytes += bytes.length;
   }
 
-  /** What is held, as one buffer (the very object when there is one). */
-  #take(): Uint8Array {
+  /**
+   * What is held, as parts: the header and the shared frame encodings themselves, never joined
+   * here (the framing copies them once, into the wire unit).
+   */
+  #take(): readonly Uint8Array[] {
     const held = this.#held;
-    const first = held[0];
-    const out = held.length === 1 && first !== undefined ? first : concatBytes(held, this.#heldBytes);
     this.#release();
-    return out;
+    return held;
+  }
+
+  /** Holds again what the framing did not take: `parts` past their first `accepted` bytes. */
+  #keepAfter(parts: readonly Uint8Array[], accepted: number): void {
+    let skip = accepted;
+    for (const part of parts) {
+      if (skip >= part.length) {
+        skip -= part.length;
+        continue;
+      }
+      this.#hold(skip === 0 ? part : part.subarray(skip));
+      skip = 0;
+    }
   }
 
   #release(): void {

@@ -3,16 +3,18 @@ import type { StreamId } from "@handoff/qmux";
 import type { StreamIo } from "./stream-io.js";
 
 /**
- * The session's stream table as a module sees it: the module files the roles it gives its own
- * streams (`R`, declared beside the module) and forgets them when they end. Only the dispatcher
- * reads a stream's role to route by it; a module can compare a role it filed, not read another's.
+ * A role change a module learns of outside any event of the stream (a track's info answered, a
+ * fetch woken by its track, a group stream opened or retired by a flush): the module reports it
+ * and the dispatcher files it. Only the dispatcher writes the stream table; a module returns the
+ * role it gives a stream from the event that made it.
  */
-export interface RoleTable<R> {
-  set(id: StreamId, role: R): unknown;
-  delete(id: StreamId): unknown;
-  /** The role of stream `id`, to compare with one the module filed. */
-  get(id: StreamId): unknown;
-  values(): Iterable<{ readonly kind: string }>;
+export interface RoleChanges<R> {
+  /** Stream `id` takes `role`. */
+  file(id: StreamId, role: R): void;
+  /** Stream `id` is over: its role goes. */
+  drop(id: StreamId): void;
+  /** True while stream `id` still has `role`, one the module gave it (false: the stream moved on). */
+  holds(id: StreamId, role: R): boolean;
 }
 
 /** What becomes of a stream after a module handled an event on it: its role stays, or is over (the dispatcher drops it). */
@@ -31,12 +33,12 @@ export interface AnsweredRole {
 }
 
 /**
- * Refuses a request on bidi stream `id` the peer opened with `code`; whatever else arrives on it is
- * read and ignored.
+ * Refuses a request on bidi stream `id` the peer opened with `code`; returns the stream's role from
+ * now on: whatever else arrives on it is read and ignored.
  */
-export function turnDown(io: StreamIo, roles: RoleTable<IgnoreRole>, id: StreamId, reader: LiteStreamReader, code: number): void {
-  roles.set(id, { kind: "ignore", reader });
+export function turnDown(io: StreamIo, id: StreamId, reader: LiteStreamReader, code: number): IgnoreRole {
   refuse(io, id, true, code);
+  return { kind: "ignore", reader };
 }
 
 /** Turns a stream down: STOP_SENDING, and RESET too when it is bidirectional. */

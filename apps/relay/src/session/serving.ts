@@ -6,7 +6,7 @@ import type { StreamId } from "@handoff/qmux";
 import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
 import { OutboundGroup, type PumpResult } from "./outbound-group.js";
-import { type IgnoreRole, refuse, type RoleTable, turnDown } from "./role-table.js";
+import { type IgnoreRole, refuse, type RoleChanges, type StreamFate, turnDown } from "./role-table.js";
 import { Lane, ReadyLanes, victim } from "./scheduler.js";
 import { ServedSubscription, type ServeHost } from "./served-subscription.js";
 import { SubscribeResponder } from "./subscribe-response.js";
@@ -25,15 +25,14 @@ export type ServingRole =
  */
 export class Serving implements ServeHost {
   readonly #ctx: SessionContext;
-  readonly #roles: RoleTable<ServingRole | IgnoreRole>;
+  /** Where the roles of group streams opened and retired by a flush are filed (the dispatcher). */
+  readonly #roles: RoleChanges<ServingRole>;
   readonly #served = new Set<ServedSubscription>();
   readonly #lanes = new Map<ServedSubscription, Lane<OutboundGroup>>();
   readonly #ready = new ReadyLanes<Lane<OutboundGroup>>();
   readonly #owner = new Map<OutboundGroup, ServedSubscription>();
-  /** Opened groups to pump at the next flush. */
+  /** Opened groups to pump at the next flush (a held one, at the next flush that does not hold). */
   readonly #dirty = new Set<OutboundGroup>();
-  /** Groups whose header a holding flush kept back: dirty for the turn's flush. */
-  readonly #held: OutboundGroup[] = [];
   readonly #responders = new Map<ServedSubscription, SubscribeResponder>();
   /** The peer's uni stream limit refused an open; cleared by streams-available. */
   #streamsBlocked = false;
@@ -49,7 +48,7 @@ export class Serving implements ServeHost {
    * @param defer runs `flush` later in this turn of the event loop, so that the kicks a turn
    *   brings cost one flush (the session's own `defer` option)
    */
-  constructor(ctx: SessionContext, roles: RoleTable<ServingRole | IgnoreRole>, defer: (flush: () => void) => void) {
+  constructor(ctx: SessionContext, roles: RoleChanges<ServingRole>, defer: (flush: () => void) => void) {
     this.#ctx = ctx;
     this.#roles = roles;
     this.#defer = defer;
@@ -82,28 +81,22 @@ export class Serving implements ServeHost {
     return total;
   }
 
-  /** Serves a SUBSCRIBE that came on accepted stream `id`, or refuses it. */
-  serve(id: StreamId, reader: LiteStreamReader, msg: Subscribe): void {
+  /**
+   * Serves a SUBSCRIBE that came on accepted stream `id`, or refuses it: returns the stream's role
+   * for the dispatcher to file ("keep" before the session is ready). A served one sends nothing
+   * until {@link begin}, once its role is filed (its first pump may already end it).
+   */
+  serve(id: StreamId, reader: LiteStreamReader, msg: Subscribe): ServingRole | IgnoreRole | StreamFate {
     const ctx = this.#ctx;
     const writer = ctx.writer;
     const version = ctx.version;
-    if (writer === undefined || version === undefined) return;
+    if (writer === undefined || version === undefined) return "keep";
     const path = joinPath(ctx.root, msg.broadcast);
-    if (!allowed(ctx.permissions.subscribe, path)) {
-      turnDown(ctx.io, this.#roles, id, reader, RelayCode.Unauthorized);
-      return;
-    }
-    if (this.#served.size >= ctx.limits.maxSubscriptions) {
-      turnDown(ctx.io, this.#roles, id, reader, RelayCode.TooMany);
-      return;
-    }
+    if (!allowed(ctx.permissions.subscribe, path)) return turnDown(ctx.io, id, reader, RelayCode.Unauthorized);
+    if (this.#served.size >= ctx.limits.maxSubscriptions) return turnDown(ctx.io, id, reader, RelayCode.TooMany);
     const routed = ctx.origin.subscribe(path, msg.track, msg.priority, ctx.source, msg.startGroup);
-    if (!routed.ok) {
-      turnDown(ctx.io, this.#roles, id, reader, RelayCode.NotFound);
-      return;
-    }
+    if (!routed.ok) return turnDown(ctx.io, id, reader, RelayCode.NotFound);
     const entry: ServingRole = { kind: "subscribe-serve", reader, sub: undefined };
-    this.#roles.set(id, entry);
     const responder = new SubscribeResponder(ctx.io, writer, version, id, msg);
     responder.accepted();
     const sub = new ServedSubscription(id, msg, routed.track, routed.release, this);
@@ -112,6 +105,11 @@ export class Serving implements ServeHost {
     entry.sub = sub;
     this.#served.add(sub);
     ctx.stats.subscription(1);
+    return entry;
+  }
+
+  /** Starts sending what `sub` (served by {@link serve}, its role filed) has now. */
+  begin(sub: ServedSubscription): void {
     sub.pump();
   }
 
@@ -253,7 +251,7 @@ export class Serving implements ServeHost {
     this.#forget(sub);
     ctx.stats.subscription(-1);
     sub.close();
-    this.#roles.delete(sub.streamId);
+    this.#roles.drop(sub.streamId);
     this.#responders.get(sub)?.finished();
     this.#responders.delete(sub);
     ctx.io.send(sub.streamId, new Uint8Array(0), true);
@@ -266,7 +264,7 @@ export class Serving implements ServeHost {
     const ctx = this.#ctx;
     ctx.stats.subscription(-1);
     sub.close();
-    this.#roles.delete(sub.streamId);
+    this.#roles.drop(sub.streamId);
     const lane = this.#lanes.get(sub);
     // Newest first: each removal is then at the end of the lane's sorted arrays, not a shift.
     for (const out of [...(lane?.items ?? [])].reverse()) {
@@ -297,6 +295,8 @@ export class Serving implements ServeHost {
     try {
       // A Set iterates what is added while iterating: a group dirtied again is pumped again.
       for (const out of this.#dirty) {
+        // A header held back waits for the turn's flush, where it leaves with the first frames.
+        if (hold && out.held) continue;
         this.#dirty.delete(out);
         this.#after(out, this.#pump(out, hold));
       }
@@ -318,7 +318,7 @@ export class Serving implements ServeHost {
           break;
         }
         lane.opened(out);
-        if (out.streamId !== undefined) this.#roles.set(out.streamId, { kind: "group-out", group: out });
+        if (out.streamId !== undefined) this.#roles.file(out.streamId, { kind: "group-out", group: out });
         if (lane.waiting === 0) this.#ready.delete(lane);
         else this.#ready.rotate(lane);
         this.#after(out, result);
@@ -326,11 +326,6 @@ export class Serving implements ServeHost {
     } finally {
       this.#flushing = false;
     }
-    if (this.#held.length === 0) return;
-    // Added after the loops: the dirty set's iteration would pump them again at once.
-    for (const out of this.#held) this.#dirty.add(out);
-    this.#held.length = 0;
-    this.#queueFlush();
   }
 
   /** Session over: closes every subscription without writing anything. */
@@ -344,7 +339,6 @@ export class Serving implements ServeHost {
     this.#lanes.clear();
     this.#ready.clear();
     this.#dirty.clear();
-    this.#held.length = 0;
     this.#owner.clear();
   }
 
@@ -365,7 +359,9 @@ export class Serving implements ServeHost {
         return;
       }
       case "held":
-        this.#held.push(out);
+        // The group is held (its state): dirty, skipped by holding flushes until the turn's flush.
+        this.#dirty.add(out);
+        this.#queueFlush();
         return;
       case "blocked":
       case "no-stream":
@@ -394,7 +390,7 @@ export class Serving implements ServeHost {
 
   #retire(out: OutboundGroup): void {
     this.#dirty.delete(out);
-    if (out.streamId !== undefined) this.#roles.delete(out.streamId);
+    if (out.streamId !== undefined) this.#roles.drop(out.streamId);
     const owner = this.#owner.get(out);
     this.#owner.delete(out);
     if (owner !== undefined) {

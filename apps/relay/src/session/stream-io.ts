@@ -8,9 +8,10 @@ export interface StreamIo {
   /**
    * Queues bytes (and FIN); returns how many were accepted (FIN applies only if all were). For
    * streams that pace themselves (group and fetch data keep what was not taken); everything else
-   * uses {@link send}.
+   * uses {@link send}. `bytes` may be parts, taken as their concatenation without a copy (a
+   * group's header and the frame encodings every subscriber of the track shares).
    */
-  write(id: StreamId, bytes: Uint8Array, fin: boolean): number;
+  write(id: StreamId, bytes: Uint8Array | readonly Uint8Array[], fin: boolean): number;
   /**
    * Writes control bytes (and FIN) whole: what the framing cannot take now waits in the session
    * and follows in order when the stream has room. Never truncates a message.
@@ -39,7 +40,8 @@ export function framingIo(framing: FramingSession, backlog: ControlBacklog): Str
     },
     write: (id, bytes, fin) => {
       const r = framing.write(id, bytes, fin);
-      return r.ok ? r.accepted : bytes.length;
+      // A stream already gone takes everything (nothing will be sent on it).
+      return r.ok ? r.accepted : bytes instanceof Uint8Array ? bytes.length : bytes.reduce((n, part) => n + part.length, 0);
     },
     send: (id, bytes, fin) => {
       backlog.send(id, bytes, fin);

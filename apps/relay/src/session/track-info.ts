@@ -4,7 +4,7 @@ import { allowed } from "../auth/permissions.js";
 import type { StreamId } from "@handoff/qmux";
 import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
-import { type AnsweredRole, type IgnoreRole, type RoleTable, turnDown } from "./role-table.js";
+import { type AnsweredRole, type IgnoreRole, type RoleChanges, type StreamFate, turnDown } from "./role-table.js";
 import { UNADVERTISED_TRACK_INFO } from "./track-query.js";
 
 /** The role of a TRACK stream waiting for the publisher's info (asked upstream); `cancel` stops waiting. */
@@ -30,35 +30,42 @@ export function trackInfoMessage(info: ModelTrackInfo): TrackInfo {
  * Answers a TRACK (lite-05) that came on accepted stream `id`: TRACK_INFO as the publisher gave
  * it (cached by the origin, or asked upstream now), then FIN. A broadcast outside the grant is
  * refused; one the origin cannot route is reset with NotFound, and a failed upstream query with
- * the upstream's code. The stream waits for the answer; the peer may give up meanwhile.
+ * the upstream's code. Returns the stream's role for the dispatcher to file; the stream waits for
+ * an answer that comes later ("track-serve", the peer may give up meanwhile), and the answer's
+ * role is then reported through `roles`.
  */
-export function serveTrack(ctx: SessionContext, roles: RoleTable<TrackServeRole | AnsweredRole | IgnoreRole>, id: StreamId, reader: LiteStreamReader, msg: Track): void {
+export function serveTrack(ctx: SessionContext, roles: RoleChanges<TrackServeRole | AnsweredRole | IgnoreRole>, id: StreamId, reader: LiteStreamReader, msg: Track): TrackServeRole | AnsweredRole | IgnoreRole | StreamFate {
   const writer = ctx.writer;
-  if (writer === undefined) return;
+  if (writer === undefined) return "keep";
   const path = joinPath(ctx.root, msg.broadcast);
   const code = !allowed(ctx.permissions.subscribe, path)
     ? RelayCode.Unauthorized
     : ctx.origin.routes(path).length === 0
       ? RelayCode.NotFound
       : undefined;
-  if (code !== undefined) {
-    turnDown(ctx.io, roles, id, reader, code);
-    return;
-  }
+  if (code !== undefined) return turnDown(ctx.io, id, reader, code);
   const handler: TrackServeRole = { kind: "track-serve", reader, cancel: noop };
-  roles.set(id, handler);
+  // An answer at hand (the origin's cache) comes before this returns: its role is the one returned.
+  let waiting = false;
+  let answered: AnsweredRole | IgnoreRole | undefined;
   const cancel = ctx.origin.trackInfo(path, msg.track, ctx.source, (result) => {
     // Usually answered from the upstream session's event: contained to this session.
     ctx.contain("track-info", () => {
-      if (ctx.closed || roles.get(id) !== handler) return;
+      if (ctx.closed || (waiting && !roles.holds(id, handler))) return;
+      let next: AnsweredRole | IgnoreRole;
       if (result.ok) {
-        roles.set(id, { kind: "answered", reader });
+        next = { kind: "answered", reader };
         ctx.io.send(id, writer.encode(trackInfoMessage(result.info)), true);
-      } else turnDown(ctx.io, roles, id, reader, result.code ?? RelayCode.NotFound);
+      } else next = turnDown(ctx.io, id, reader, result.code ?? RelayCode.NotFound);
+      if (waiting) roles.file(id, next);
+      else answered = next;
       ctx.drain();
     });
   });
-  if (roles.get(id) === handler) handler.cancel = cancel;
+  if (answered !== undefined) return answered;
+  waiting = true;
+  handler.cancel = cancel;
+  return handler;
 }
 
 function noop(): void {

@@ -3,7 +3,7 @@ import { hasTrackStream, LiteStreamReader, stripPathPrefix, type LiteVersion } f
 import type { TrackInfoAnswer, TrackInfoResult } from "../origin/track-infos.js";
 import type { StreamId } from "@handoff/qmux";
 import type { SessionContext } from "./context.js";
-import { refuse, type RoleTable } from "./role-table.js";
+import { refuse } from "./role-table.js";
 
 /**
  * The info of a track whose publisher advertises none (lite-01..04 have no TRACK stream): the
@@ -90,10 +90,11 @@ export class TrackQuery {
 }
 
 /**
- * Asks the peer for the info of `track` of `path` (a route source's `askTrackInfo`). A
- * version without the TRACK stream answers at once with {@link UNADVERTISED_TRACK_INFO}.
+ * Asks the peer for the info of `track` of `path` (a route source's `askTrackInfo`): returns the
+ * TRACK stream it opened with its role, for the dispatcher to file; true when answered at once (a
+ * version without the TRACK stream: {@link UNADVERTISED_TRACK_INFO}), false when not asked.
  */
-export function askTrackInfo(ctx: SessionContext, roles: RoleTable<TrackQueryRole>, path: string, track: string, answer: TrackInfoAnswer): boolean {
+export function askTrackInfo(ctx: SessionContext, path: string, track: string, answer: TrackInfoAnswer): { readonly stream: StreamId; readonly role: TrackQueryRole } | boolean {
   const version = ctx.version;
   const writer = ctx.writer;
   if (ctx.closed || version === undefined || writer === undefined) return false;
@@ -105,8 +106,6 @@ export function askTrackInfo(ctx: SessionContext, roles: RoleTable<TrackQueryRol
   }
   const id = ctx.io.open(true);
   if (id === undefined) return false;
-  roles.set(id, { kind: "track-query", query: new TrackQuery(version, answer) });
   ctx.io.send(id, writer.encodeAll([{ type: "stream_header", kind: "track" }, { type: "track", broadcast: suffix, track }]), false);
-  ctx.drain();
-  return true;
+  return { stream: id, role: { kind: "track-query", query: new TrackQuery(version, answer) } };
 }
