@@ -73,4 +73,12 @@ describe("the public API reports", () => {
     expect(updated.status).toBe(1);
     expect(readFileSync(report, "utf8")).toBe(before);
   }, 300_000);
+
+  it("fail on a public signature that names a type its entry point does not export", () => {
+    const { copy, args } = seqlogCopy("leak");
+    appendFileSync(join(copy, "packages", "seqlog", "src", "index.ts"), "interface Hidden {\n  readonly x: number;\n}\n/** Leaks Hidden. */\nexport declare function leak(): Hidden;\n");
+    const leaked = apiReport(args);
+    expect(leaked.status).toBe(1);
+    expect(leaked.stderr).toMatch(/\(ae-forgotten-export\) The symbol "Hidden" needs to be exported/);
+  }, 300_000);
 });
