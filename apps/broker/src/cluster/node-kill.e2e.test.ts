@@ -1,0 +1,125 @@
+// kill -9 of a broker node under QoS 1 and QoS 2 load: three node processes (the real entry
+// point) on one redis-server with AOF and appendfsync always, MQTT.js clients. The subscriber's
+// node is killed while deliveries are in flight; the subscriber reconnects to another node and
+// resumes: every acknowledged message arrives (resent ones flagged DUP), QoS 2 exactly once.
+// Until cross-node routing lands (issue #19) publisher and subscriber share a node, and the
+// publisher comes back (a new connection, same client id) once the subscriber has resumed.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import mqtt, { type MqttClient } from "mqtt";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../e2e/harness.test-helpers.js";
+import { children, freePort, kill, startBroker } from "../e2e/broker-process.test-helpers.js";
+import { hasRedis } from "./redis.test-helpers.js";
+import { startRedis, type RedisProcess } from "./redis-process.js";
+
+let redis: RedisProcess | undefined;
+let dir = "";
+const clients: MqttClient[] = [];
+let prefixes = 0;
+
+beforeAll(async () => {
+  if (hasRedis) redis = await startRedis({ appendfsync: "always" });
+  dir = mkdtempSync(join(tmpdir(), "handoff-node-kill-"));
+});
+afterAll(async () => {
+  await redis?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.endAsync(true)));
+  await Promise.all([...children].map(kill));
+});
+
+/** Three nodes of one cluster (a fresh key prefix per test), on known MQTT ports. */
+async function threeNodes(): Promise<{ readonly ports: readonly number[]; readonly nodes: readonly Awaited<ReturnType<typeof startBroker>>[] }> {
+  const prefix = `kill${String(prefixes++)}:`;
+  const ports = [await freePort(), await freePort(), await freePort()];
+  const nodes = await Promise.all(
+    ports.map((port, i) =>
+      startBroker(port, join(dir, `n${String(i)}`), ["--storage", "redis", "--redis-url", redis?.url ?? "", "--redis-prefix", prefix, "--node-id", `n${String(i)}`, "--node-timeout-ms", "1000"], 55_000),
+    ),
+  );
+  return { ports, nodes };
+}
+
+function connect(options: mqtt.IClientOptions): Promise<MqttClient> {
+  const client = mqtt.connect({ protocolVersion: 5, connectTimeout: 5000, ...options });
+  clients.push(client);
+  return new Promise((resolve, reject) => {
+    client.once("connect", () => {
+      resolve(client);
+    });
+    client.once("error", reject);
+  });
+}
+
+const server = (port: number): { host: string; port: number } => ({ host: "127.0.0.1", port });
+
+async function killUnderLoad(qos: 1 | 2): Promise<void> {
+  const { ports, nodes } = await threeNodes();
+  const [a, b, c] = ports as [number, number, number];
+  const got: { readonly payload: string; readonly dup: boolean }[] = [];
+  // The subscriber fails over by itself: its next server after the killed one is node b.
+  const sub = await connect({ servers: [server(a), server(b), server(c)], clientId: "sub", clean: false, reconnectPeriod: 100, properties: { sessionExpiryInterval: 300 } });
+  sub.on("message", (_topic, payload, packet) => {
+    got.push({ payload: payload.toString(), dup: packet.dup });
+  });
+  await sub.subscribeAsync("load/#", { qos });
+  const acked = new Set<string>();
+  const publishAll = async (pub: MqttClient, from: number, to: number): Promise<void> => {
+    // Ten in flight at a time, so the kill lands among unacknowledged deliveries.
+    for (let i = from; i < to; i += 10) {
+      await Promise.all(
+        Array.from({ length: Math.min(10, to - i) }, async (_, k) => {
+          const payload = `m${String(i + k)}`;
+          await pub.publishAsync("load/x", payload, { qos });
+          acked.add(payload);
+        }),
+      );
+    }
+  };
+  const first = await connect({ host: "127.0.0.1", port: a, clientId: "pub", clean: false, reconnectPeriod: 0, properties: { sessionExpiryInterval: 300 } });
+  first.on("error", () => undefined);
+  await publishAll(first, 0, 150);
+  // While the last batch of the first stretch is still being delivered:
+  // Its publishes still unacknowledged at the kill are left behind (never settled): not awaited.
+  void publishAll(first, 150, 300).catch(() => undefined);
+  await until(() => got.length >= 150, 20_000, "deliveries of the first stretch");
+  const [killed] = nodes;
+  if (killed === undefined) throw new Error("no node");
+  await kill(killed);
+  first.end(true);
+  await until(() => sub.connected && (sub.options.port === b || sub.options.port === c), 20_000, "the subscriber to reconnect to another node");
+  const resumedOn = sub.options.port ?? b;
+  const second = await connect({ host: "127.0.0.1", port: resumedOn, clientId: "pub", clean: false, reconnectPeriod: 0, properties: { sessionExpiryInterval: 300 } });
+  await publishAll(second, 300, 400);
+  await until(() => [...acked].every((p) => got.some((g) => g.payload === p)), 20_000, "every acknowledged message at the subscriber");
+  const counts = new Map<string, number>();
+  for (const g of got) counts.set(g.payload, (counts.get(g.payload) ?? 0) + 1);
+  const repeated = [...counts].filter(([, n]) => n > 1).map(([p]) => p);
+  if (qos === 2) expect(repeated).toEqual([]);
+  else {
+    // A QoS 1 message may come twice across the kill, the resend flagged DUP.
+    const seen = new Set<string>();
+    const unflagged = got.filter((g) => {
+      const again = seen.has(g.payload);
+      seen.add(g.payload);
+      return again && !g.dup;
+    });
+    expect(unflagged).toEqual([]);
+  }
+  expect([...acked].filter((p) => !counts.has(p))).toEqual([]);
+  expect(acked.size).toBeGreaterThanOrEqual(250);
+}
+
+describe.skipIf(!hasRedis)("kill -9 of a node under load", () => {
+  it("QoS 1: no acknowledged message lost, resends flagged DUP, the subscriber resumed on another node", { timeout: 60_000 }, async () => {
+    await killUnderLoad(1);
+  });
+
+  it("QoS 2: every acknowledged message exactly once across the kill", { timeout: 60_000 }, async () => {
+    await killUnderLoad(2);
+  });
+});
