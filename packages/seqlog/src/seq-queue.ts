@@ -68,7 +68,8 @@ function checkBytes(bytes: number): void {
 /** A bounded, sequenced queue with an in-flight lane and an epoch fence. */
 export class SeqQueue<T> {
   readonly #queued = new Deque<QueueEntry<T>>();
-  readonly #inflight = new Map<number, QueueEntry<T>>();
+  // Made on the first take: a queue that never sends holds no table (memory per idle session).
+  #inflight: Map<number, QueueEntry<T>> | undefined;
   readonly #seqs: SeqCounter;
   readonly #limits: QueueLimits;
   /** Moved on by every clear: a push planned under an older epoch is refused. */
@@ -106,12 +107,12 @@ export class SeqQueue<T> {
 
   /** Entries taken and not yet acknowledged. */
   get inflightCount(): number {
-    return this.#inflight.size;
+    return this.#inflight?.size ?? 0;
   }
 
   /** Everything held: queued plus in flight. */
   get count(): number {
-    return this.#queued.length + this.#inflight.size;
+    return this.#queued.length + (this.#inflight?.size ?? 0);
   }
 
   /** Bytes held: queued plus in flight. */
@@ -153,7 +154,7 @@ export class SeqQueue<T> {
   /** Moves the head into flight and returns it; it stays held (and counted) until acknowledged. */
   take(): QueueEntry<T> | undefined {
     const entry = this.#queued.popFront();
-    if (entry !== undefined) this.#inflight.set(entry.seq, entry);
+    if (entry !== undefined) (this.#inflight ??= new Map()).set(entry.seq, entry);
     return entry;
   }
 
@@ -163,22 +164,22 @@ export class SeqQueue<T> {
    */
   takeWhere(predicate: (entry: QueueEntry<T>) => boolean): QueueEntry<T>[] {
     const taken = this.#queued.filter((entry) => !predicate(entry));
-    for (const entry of taken) this.#inflight.set(entry.seq, entry);
+    for (const entry of taken) (this.#inflight ??= new Map()).set(entry.seq, entry);
     return taken;
   }
 
   /** Releases the in-flight entry `seq`; returns it, or undefined if it was not in flight. */
   ack(seq: number): QueueEntry<T> | undefined {
-    const entry = this.#inflight.get(seq);
+    const entry = this.#inflight?.get(seq);
     if (entry === undefined) return undefined;
-    this.#inflight.delete(seq);
+    this.#inflight?.delete(seq);
     this.#bytes -= entry.bytes;
     return entry;
   }
 
   /** The in-flight entry `seq`, if any. */
   inflightEntry(seq: number): QueueEntry<T> | undefined {
-    return this.#inflight.get(seq);
+    return this.#inflight?.get(seq);
   }
 
   /**
@@ -186,10 +187,10 @@ export class SeqQueue<T> {
    * queue's order is the order of the original pushes. Returns how many moved.
    */
   requeueInflight(): number {
-    const moved = this.#inflight.size;
+    const moved = this.#inflight?.size ?? 0;
     if (moved === 0) return 0;
-    const back = [...this.#inflight.values()].sort((a, b) => a.seq - b.seq);
-    this.#inflight.clear();
+    const back = [...(this.#inflight?.values() ?? [])].sort((a, b) => a.seq - b.seq);
+    this.#inflight?.clear();
     this.#mergeFront(back);
     return moved;
   }
@@ -206,7 +207,7 @@ export class SeqQueue<T> {
   requeueFront(entries: readonly QueueEntry<T>[], options: { readonly allowOverLimit?: boolean } = {}): RequeueResult {
     let previous = -1;
     let lowestHeld = Math.min(this.#queued.peekFront()?.seq ?? Number.POSITIVE_INFINITY, this.nextSeq);
-    for (const seq of this.#inflight.keys()) lowestHeld = Math.min(lowestHeld, seq);
+    for (const seq of this.#inflight?.keys() ?? []) lowestHeld = Math.min(lowestHeld, seq);
     let bytes = 0;
     for (const entry of entries) {
       checkBytes(entry.bytes);
@@ -283,8 +284,8 @@ export class SeqQueue<T> {
 
   /** Discards everything, queued and in flight, and moves to the next epoch. */
   clear(): Cleared<T> {
-    const dropped = [...this.#inflight.values(), ...this.#queued].sort((a, b) => a.seq - b.seq);
-    this.#inflight.clear();
+    const dropped = [...(this.#inflight?.values() ?? []), ...this.#queued].sort((a, b) => a.seq - b.seq);
+    this.#inflight?.clear();
     this.#queued.clear();
     this.#bytes = 0;
     this.#epoch.advance(this.#epoch.current + 1);
@@ -298,6 +299,6 @@ export class SeqQueue<T> {
 
   /** In-flight entries, in the order they were taken. */
   inflight(): IterableIterator<QueueEntry<T>> {
-    return this.#inflight.values();
+    return (this.#inflight ?? new Map<number, QueueEntry<T>>()).values();
   }
 }

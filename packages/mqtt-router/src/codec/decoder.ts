@@ -48,7 +48,8 @@ export class PacketDecoder {
   #head = 0;
   #lastSize = 0;
   #failure: { readonly ok: false; readonly error: MqttDecodeError } | undefined;
-  readonly #header = new Uint8Array(FIXED_HEADER_MAX);
+  /** A fixed header split across chunks; made the first time one is (memory per idle connection). */
+  #header: Uint8Array | undefined;
   #headerLength = 0;
   // A split packet being assembled: `#pending` grows (doubling, capped at `#pendingTotal`) as
   // bytes arrive, so a peer announcing a large packet and sending little costs little memory.
@@ -80,7 +81,7 @@ export class PacketDecoder {
 
   /** Bytes currently allocated for an incomplete packet (for metrics; at most twice `bufferedBytes` or 64 KiB). */
   get reservedBytes(): number {
-    return this.#header.length + (this.#pending?.length ?? 0);
+    return (this.#header?.length ?? 0) + (this.#pending?.length ?? 0);
   }
 
   /** Decoded packets (and a final error) waiting to be pulled with {@link PacketDecoder.next}. */
@@ -113,7 +114,7 @@ export class PacketDecoder {
           this.#decode(pending, 0, this.#pendingBodyStart, pending.length);
         }
       } else if (this.#headerLength > 0) {
-        this.#header[this.#headerLength++] = chunk[pos++] ?? 0;
+        (this.#header ??= new Uint8Array(FIXED_HEADER_MAX))[this.#headerLength++] = chunk[pos++] ?? 0;
         this.#headerComplete();
       } else {
         pos = this.#inPlace(chunk, pos, n);
@@ -154,7 +155,7 @@ export class PacketDecoder {
       return n;
     }
     if (len === VARINT_INCOMPLETE) {
-      this.#header.set(chunk.subarray(pos, n));
+      (this.#header ??= new Uint8Array(FIXED_HEADER_MAX)).set(chunk.subarray(pos, n));
       this.#headerLength = n - pos;
       return n;
     }
@@ -176,8 +177,9 @@ export class PacketDecoder {
 
   // Called after each byte added to a split fixed header.
   #headerComplete(): void {
-    if (this.#headerLength < 2) return;
-    const len = readVarint(this.#header, 1, this.#headerLength);
+    const header = this.#header;
+    if (this.#headerLength < 2 || header === undefined) return;
+    const len = readVarint(header, 1, this.#headerLength);
     if (len === VARINT_INCOMPLETE) return;
     if (len === VARINT_MALFORMED) {
       this.#fail(malformed("malformed remaining length"));
@@ -191,11 +193,11 @@ export class PacketDecoder {
       return;
     }
     if (len === 0) {
-      this.#decode(this.#header.slice(0, headerLength), 0, headerLength, total);
+      this.#decode(header.slice(0, headerLength), 0, headerLength, total);
       return;
     }
     this.#startPending(total, headerLength, headerLength);
-    this.#reserve(headerLength).set(this.#header.subarray(0, headerLength));
+    this.#reserve(headerLength).set(header.subarray(0, headerLength));
     this.#pendingFilled = headerLength;
   }
 
@@ -233,7 +235,7 @@ export class PacketDecoder {
     this.#failure = { ok: false, error };
     this.#queue.push(this.#failure);
     this.#sizes.push(0);
-    this.#header.fill(0);
+    this.#header?.fill(0);
     this.#headerLength = 0;
     this.#pending = undefined;
     this.#pendingTotal = 0;

@@ -222,10 +222,10 @@ export class Session implements ReadonlySession {
     this.earliestExpiry = undefined;
     this.queuedQos0 = 0;
     this.subscriptions.clear();
-    this.assigned.clear();
-    this.seqByPacketId.clear();
+    this.#assigned?.clear();
+    this.#seqByPacketId?.clear();
     this.packetIds.clear();
-    this.inboundQos2.clear();
+    this.#inboundQos2?.clear();
     return dropped.length;
   }
 }
