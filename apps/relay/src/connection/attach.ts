@@ -7,6 +7,7 @@ import { RelayCode, type SessionLimits } from "../session/limits.js";
 import { atExpiry } from "./expiry.js";
 import { contain, guarded } from "./guard.js";
 import { LiteSession } from "../session/lite-session.js";
+import { tallyResets } from "./reset-tally.js";
 import { TurnBatch } from "./turn-batch.js";
 import type { VersionMode } from "../session/version.js";
 import { liteVersionName } from "@handoff/moq-resume/lite";
@@ -84,6 +85,7 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
   const timers: NodeJS.Timeout[] = [];
   const cancels: (() => void)[] = [];
   let ended = false;
+  const tally = tallyResets(ctx.metrics);
   // The bookkeeping of an ended session, also run when its teardown itself failed.
   const finish = (code: number, reason: string): void => {
     if (ended) return;
@@ -92,7 +94,8 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
     for (const cancel of cancels) cancel();
     ctx.sessions.delete(session);
     ctx.metrics.sessionClosed();
-    log.info({ code, reason }, "session closed");
+    // Why its groups were reset, by code (skipped 430, cancelled 0, incomplete 422, the peer's).
+    log.info({ code, reason, ...(tally.resets.size === 0 ? {} : { groupResets: Object.fromEntries(tally.resets) }) }, "session closed");
     carrier.end();
     // A peer that never answers the close (half-open) does not keep its socket.
     const grace = setTimeout(() => {
@@ -121,7 +124,7 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
     root: options.root,
     permissions: options.permissions,
     limits: ctx.limits,
-    stats: ctx.metrics,
+    stats: tally.stats,
     ...(ctx.budget === undefined ? {} : { budget: ctx.budget }),
     ...(options.cost === undefined ? {} : { cost: options.cost }),
     // One flush per session per turn, however many frames the turn brought, and one immediate

@@ -40,9 +40,15 @@ describe("RelayMetrics", () => {
     expect(await m.render()).toMatch(/relay_subscriptions 1/);
   });
 
-  it("counts groups reset downstream because frames were missing", async () => {
+  it("counts groups reset downstream because frames were missing, and every group reset by its code", async () => {
     const m = new RelayMetrics();
     m.incomplete();
     expect(await m.render()).toMatch(/relay_groups_incomplete_total 1/);
+    m.groupReset(430);
+    m.groupReset(430);
+    m.groupReset(422);
+    const text = await m.render();
+    expect(text).toMatch(/relay_groups_reset_total\{code="430"\} 2/);
+    expect(text).toMatch(/relay_groups_reset_total\{code="422"\} 1/);
   });
 });

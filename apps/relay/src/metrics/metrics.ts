@@ -15,6 +15,7 @@ export class RelayMetrics implements SessionStats {
   readonly #trackMoves: Counter<"reason">;
   readonly #dropped: Counter;
   readonly #incomplete: Counter;
+  readonly #groupResets: Counter<"code">;
   readonly #goaways: Counter<"direction">;
   readonly #handovers: Counter<"outcome">;
   readonly #peers: Gauge;
@@ -89,6 +90,12 @@ export class RelayMetrics implements SessionStats {
       help: "Groups that went downstream with frames missing and were reset (code 422) instead of finished",
       registers,
     });
+    this.#groupResets = new Counter({
+      name: "relay_groups_reset_total",
+      help: "Group streams the relay reset, by code: 430 skipped for a slow subscriber, 0 cancelled with the subscription, 422 incomplete, or the peer's code when it stopped one",
+      labelNames: ["code"],
+      registers,
+    });
     this.#goaways = new Counter({ name: "relay_goaway_total", help: "GOAWAY messages sent and received", labelNames: ["direction"], registers });
     this.#handovers = new Counter({
       name: "relay_handovers_total",
@@ -138,6 +145,11 @@ export class RelayMetrics implements SessionStats {
   /** @inheritdoc */
   incomplete(): void {
     this.#incomplete.inc();
+  }
+
+  /** @inheritdoc */
+  groupReset(code: number): void {
+    this.#groupResets.inc({ code: String(code) });
   }
 
   /** A track started on, or moved to, an upstream copy. */

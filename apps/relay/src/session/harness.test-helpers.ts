@@ -167,6 +167,8 @@ export class CountingStats implements SessionStats {
   oversizes = 0;
   drops = 0;
   incompletes = 0;
+  /** Codes of our group streams' resets, in order. */
+  readonly groupResets: number[] = [];
 
   /** @inheritdoc */
   group(direction: "in" | "out"): void {
@@ -193,6 +195,11 @@ export class CountingStats implements SessionStats {
   /** @inheritdoc */
   incomplete(): void {
     this.incompletes += 1;
+  }
+
+  /** @inheritdoc */
+  groupReset(code: number): void {
+    this.groupResets.push(code);
   }
 
   /** @inheritdoc */

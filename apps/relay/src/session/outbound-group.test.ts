@@ -132,6 +132,20 @@ describe("OutboundGroup", () => {
     expect(io.log.filter((c) => c.op === "write")).toHaveLength(2);
   });
 
+  it("counts each reset of its stream by code: abandoned with the caller's, lost frames with 422", () => {
+    const { group, io, out, stats, track } = setup();
+    write(group, 1);
+    out.pump(io);
+    out.abandon(io, 430);
+    const other = new OutboundGroup(LITE_04, 8, new GroupReader(group, track), stats);
+    other.pump(io);
+    group.abort();
+    other.pump(io);
+    // A group that never had a stream is not reset: nothing to count.
+    new OutboundGroup(LITE_04, 9, new GroupReader(group, track), stats).abandon(io, 0);
+    expect(stats.groupResets).toEqual([430, 422]);
+  });
+
   it("holds a written frame's bytes until the framing takes them", () => {
     const { group, io, out } = setup();
     out.pump(io);

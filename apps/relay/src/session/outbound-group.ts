@@ -174,6 +174,7 @@ export class OutboundGroup implements Scheduled {
   #resetIncomplete(io: StreamIo, id: StreamId): PumpResult {
     io.reset(id, RelayCode.Incomplete);
     this.#stats.incomplete?.();
+    this.#stats.groupReset?.(RelayCode.Incomplete);
     this.#done = true;
     return "done";
   }
@@ -241,7 +242,9 @@ export class OutboundGroup implements Scheduled {
     this.#release();
     // The read ends here: the track stops keeping copies for frames this stream will never send.
     this.#reader.close();
-    if (this.streamId !== undefined) io.reset(this.streamId, code);
+    if (this.streamId === undefined) return;
+    io.reset(this.streamId, code);
+    this.#stats.groupReset?.(code);
   }
 }
 

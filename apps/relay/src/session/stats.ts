@@ -12,6 +12,11 @@ export interface SessionStats {
   oversized?(): void;
   /** A group went downstream with frames missing and was reset instead of finished. */
   incomplete?(): void;
+  /**
+   * One of our group streams was reset with `code`: skipped for a slow subscriber, cancelled with
+   * its subscription, sent incomplete, or at the peer's request (optional: older sinks lack it).
+   */
+  groupReset?(code: number): void;
   /** A group could not be delivered to a subscriber (gone before it was handed out) and was dropped explicitly. */
   dropped?(): void;
   /** An announce of the peer was not taken (`path-parts`: root plus suffix past the wire's limit). */
@@ -28,4 +33,5 @@ export const NO_STATS: SessionStats = {
   dropped: () => undefined,
   refused: () => undefined,
   incomplete: () => undefined,
+  groupReset: () => undefined,
 };
