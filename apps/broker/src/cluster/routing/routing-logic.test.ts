@@ -1,0 +1,90 @@
+// The cursor logic of cross-node routing, without Redis: stream ids in the server's order, resent
+// appends dropped by origin tag, the own appends a moving session is owed, and its replay.
+import type { Message, SessionSnapshot } from "@handoff/mqtt-router";
+import { describe, expect, it } from "vitest";
+import { RouteAppends } from "./route-appends.js";
+import { OriginsSeen, parseEntry } from "./route-entry.js";
+import { replayInto } from "./replay.js";
+import { compareIds, earliestId, laterId } from "./stream-id.js";
+
+const message = (topic: string, payload: string, extra: Partial<Message> = {}): Message => ({ topic, payload: new TextEncoder().encode(payload), qos: 1, retain: false, properties: {}, ...extra });
+const text = (m: Message): string => new TextDecoder().decode(m.payload);
+
+describe("stream ids", () => {
+  it("compare as numbers per part, not as strings or floats", () => {
+    expect(compareIds("9-0", "10-0")).toBeLessThan(0);
+    expect(compareIds("10-2", "10-10")).toBeLessThan(0);
+    expect(compareIds("1700000000000-5", "1700000000000-5")).toBe(0);
+    expect(compareIds("18446744073709551615-1", "18446744073709551615-0")).toBeGreaterThan(0);
+    expect(laterId("0-0", "5-1")).toBe("5-1");
+  });
+
+  it("trim at the slowest cursor", () => {
+    expect(earliestId(["12-0", "9-3", "10-0"])).toBe("9-3");
+    expect(earliestId([])).toBeUndefined();
+  });
+});
+
+describe("origin tags", () => {
+  it("drop an entry appended again by a resent batch, and keep a new incarnation's", () => {
+    const seen = new OriginsSeen();
+    const tag = (incarnation: number, counter: number, node = "n1") => ({ node, incarnation, counter });
+    expect([tag(1, 1), tag(1, 2), tag(1, 2), tag(1, 1), tag(1, 1, "n2"), tag(2, 1), tag(1, 3)].map((t) => seen.fresh(t))).toEqual([true, true, false, false, true, true, false]);
+  });
+
+  it("round-trip through the entry fields", () => {
+    const appends = new RouteAppends("node one", 7);
+    const [, , , ...fields] = appends.command("routes", message("a/b", "x", { origin: "c1", retain: true }));
+    const entry = parseEntry(Buffer.from("5-0"), fields.map((f) => (typeof f === "string" ? Buffer.from(f) : f)));
+    expect(entry?.origin).toEqual({ node: "node one", incarnation: 7, counter: 1 });
+    expect(entry?.message.origin).toBe("c1");
+    expect(entry?.message.retain).toBe(true);
+    expect(entry === undefined ? undefined : text(entry.message)).toBe("x");
+  });
+});
+
+describe("own appends", () => {
+  it("stay unread until the reader passes them, in order", () => {
+    const appends = new RouteAppends("n1", 3);
+    for (const p of ["a", "b", "c"]) appends.command("routes", message("t", p));
+    appends.passed(3, 1);
+    expect(appends.unread().map(text)).toEqual(["b", "c"]);
+    appends.passed(2, 3); // an entry of an earlier start of this node says nothing of these
+    expect(appends.unread().map(text)).toEqual(["b", "c"]);
+    appends.passed(3, 3);
+    expect(appends.unread()).toEqual([]);
+  });
+});
+
+describe("a moving session's replay", () => {
+  const session: SessionSnapshot = {
+    record: { clientId: "s", expiryInterval: 60, generation: 1, disconnectedAt: 5 },
+    subscriptions: [
+      { filter: "a/#", qos: 1, noLocal: true, retainAsPublished: true, retainHandling: 0, subscriptionId: 4 },
+      { filter: "a/+", qos: 2, noLocal: false, retainAsPublished: false, retainHandling: 0 },
+      { filter: "$share/g/a/#", qos: 2, noLocal: false, retainAsPublished: false, retainHandling: 0 },
+    ],
+    deliveries: [{ seq: 7, delivery: { message: message("a/x", "stored"), qos: 1, retain: false, subscriptionIds: [] } }],
+    inboundQos2: [],
+  };
+
+  it("appends after the stored queue the copies the router would queue: merged QoS and ids, no-local per filter, no QoS 0, no expired, no shared", () => {
+    const { snapshot, added } = replayInto(
+      session,
+      [
+        message("a/x", "q2", { qos: 2, retain: true }),
+        message("a/x/y", "own deep", { origin: "s" }),
+        message("a/x", "own shallow", { origin: "s" }),
+        message("a/x", "q0", { qos: 0 }),
+        message("a/x", "expired", { expiresAt: 10 }),
+        message("b", "unmatched"),
+      ],
+      100,
+    );
+    expect(added.map((d) => [d.seq, text(d.delivery.message), d.delivery.qos, d.delivery.retain, d.delivery.subscriptionIds])).toEqual([
+      [8, "q2", 2, true, [4]],
+      [9, "own shallow", 1, false, []],
+    ]);
+    expect(snapshot.deliveries.map((d) => d.seq)).toEqual([7, 8, 9]);
+  });
+});

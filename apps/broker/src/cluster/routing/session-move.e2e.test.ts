@@ -1,0 +1,47 @@
+// A persistent session hopping between three nodes while a publisher on another node keeps
+// publishing QoS 1: every message reaches it once (a DUP=1 resend of one in flight at a hop is the
+// spec's duplicate), in publish order — the route base and replay of routing/handoff.ts.
+import { describe, expect, it } from "vitest";
+import { collect, until, type Got } from "../../e2e/harness.test-helpers.js";
+import { serverFixture } from "../../e2e/server-harness.test-helpers.js";
+import { clusterNodes, mqttUrl } from "../nodes.test-helpers.js";
+import { hasRedis, useRedis } from "../redis.test-helpers.js";
+
+const redis = useRedis();
+const nodes = clusterNodes(redis);
+const fixture = serverFixture();
+const resume = { clean: false, properties: { sessionExpiryInterval: 3600 } };
+const COUNT = 200;
+
+describe.skipIf(!hasRedis)("a session moving between nodes while publishes flow", () => {
+  it("gets each message once, in order, across five hops", { timeout: 60_000 }, async () => {
+    const servers = await Promise.all(["n1", "n2", "n3"].map((id) => nodes.start(id)));
+    const [one, two, three] = servers;
+    const first = await fixture.connect(mqttUrl(two), { clientId: "mover", ...resume });
+    await first.subscribeAsync("feed", { qos: 1 });
+    const lists: Got[][] = [collect(first)];
+    const pub = await fixture.connect(mqttUrl(one), { clientId: "pub" });
+    let published = 0;
+    const publishing = (async () => {
+      for (; published < COUNT; published += 1) await pub.publishAsync("feed", String(published), { qos: 1 });
+    })();
+    let current = first;
+    for (const next of [three, one, two, three, one]) {
+      // Hop once the publisher has gone on a little: publishes flow across every move.
+      const at = published;
+      await until(() => published >= Math.min(COUNT, at + 15), 20_000, "more publishes");
+      await current.endAsync();
+      current = await fixture.connect(mqttUrl(next), { clientId: "mover", ...resume });
+      lists.push(collect(current));
+    }
+    await publishing;
+    const all = (): Got[] => lists.flat();
+    await until(() => new Set(all().map((g) => g.payload)).size >= COUNT, 20_000, "every message");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const fresh = all().filter((g) => !g.dup);
+    expect(fresh.map((g) => g.payload)).toEqual(Array.from({ length: COUNT }, (_, i) => String(i)));
+    // A resend is of a message the session already had in flight.
+    const seen = new Set(fresh.map((g) => g.payload));
+    expect(all().filter((g) => g.dup && !seen.has(g.payload))).toEqual([]);
+  });
+});
