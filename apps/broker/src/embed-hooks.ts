@@ -31,10 +31,17 @@ export interface BrokerHooks {
    * throws or rejects refuses the client with 0x87 Not authorized, and is logged.
    */
   readonly authenticate?: (request: AuthenticateRequest) => AuthenticateResult | Promise<AuthenticateResult>;
-  /** Whether `client` may publish to `topic` (asked per PUBLISH and for the will; false: 0x87). */
-  readonly authorizePublish?: (client: ClientIdentity, topic: string) => boolean;
-  /** Whether `client` may subscribe to `filter` (false: that filter's SUBACK is 0x87). */
-  readonly authorizeSubscribe?: (client: ClientIdentity, filter: string) => boolean;
+  /**
+   * Whether `client` may publish to `topic`, asked per PUBLISH and for the will (false: PUBACK or
+   * PUBREC 0x87, a QoS 0 message is dropped; a will: CONNACK 0x87). Async allowed: while it is
+   * pending, the client's later packets wait, its later PUBLISHes are asked about at once and are
+   * still routed in the order they arrived; its messages are acknowledged only after the store's
+   * commit; a connection taken over or closed meanwhile gets nothing routed. A hook that throws or
+   * rejects refuses, and is logged. A plain boolean answer adds no wait.
+   */
+  readonly authorizePublish?: (client: ClientIdentity, topic: string) => boolean | Promise<boolean>;
+  /** Whether `client` may subscribe to `filter` (false: that filter's SUBACK is 0x87). Async allowed, as for `authorizePublish`. */
+  readonly authorizeSubscribe?: (client: ClientIdentity, filter: string) => boolean | Promise<boolean>;
 }
 
 function verdictOf(request: AuthenticateRequest, result: AuthenticateResult): AuthVerdict {
@@ -43,6 +50,35 @@ function verdictOf(request: AuthenticateRequest, result: AuthenticateResult): Au
   if (result === false) return { ok: false, reasonCode: ReasonCode.BadUserNameOrPassword, reason: "refused by the authenticate hook" };
   if (result.ok) return { ok: true, identity: identity(result.username ?? request.username) };
   return { ok: false, reasonCode: result.reasonCode ?? ReasonCode.NotAuthorized, reason: result.reason ?? "refused by the authenticate hook" };
+}
+
+type Authorize = (client: ClientIdentity, name: string) => boolean | Promise<boolean>;
+
+// The config's decision first (file ACL, synchronous), then the service's hook: both must allow.
+// A hook that throws or rejects refuses (0x87) and is logged; it never reaches the session.
+function both(base: Authorize, hook: Authorize | undefined, what: "publish" | "subscribe", log: Logger): Authorize {
+  if (hook === undefined) return base;
+  const failed = (err: unknown, client: ClientIdentity, name: string): false => {
+    log.error({ err, clientId: client.clientId, ...(what === "publish" ? { topic: name } : { filter: name }) }, `authorize ${what} hook failed: refused (0x87)`);
+    return false;
+  };
+  const ask: Authorize = (client, name) => {
+    try {
+      const decision = hook(client, name);
+      if (typeof decision === "boolean") return decision;
+      return decision.then(
+        (ok) => ok,
+        (err: unknown) => failed(err, client, name),
+      );
+    } catch (err) {
+      return failed(err, client, name);
+    }
+  };
+  return (client, name) => {
+    const allowed = base(client, name);
+    if (typeof allowed === "boolean") return allowed && ask(client, name);
+    return allowed.then((ok) => ok && ask(client, name));
+  };
 }
 
 /** `base` with the service's hooks laid over it. */
@@ -62,7 +98,7 @@ export function withHooks(base: AccessControl, hooks: BrokerHooks, log: Logger):
             }
           },
         }),
-    canPublish: (client, topic) => base.canPublish(client, topic) && (authorizePublish?.(client, topic) ?? true),
-    canSubscribe: (client, filter) => base.canSubscribe(client, filter) && (authorizeSubscribe?.(client, filter) ?? true),
+    canPublish: both((client, topic) => base.canPublish(client, topic), authorizePublish, "publish", log),
+    canSubscribe: both((client, filter) => base.canSubscribe(client, filter), authorizeSubscribe, "subscribe", log),
   };
 }

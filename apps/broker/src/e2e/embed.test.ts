@@ -7,13 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type AddressInfo, type Server } from "node:net";
-import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
+import type { IClientOptions, MqttClient } from "mqtt";
 import { pino } from "pino";
 import { watchHandles } from "@handoff/app-kit/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWebSocketStream, WebSocketServer } from "ws";
 import { ConfigError, createBroker, type EmbeddedBroker, type PublishedMessage } from "../index.js";
-import { collect, outcome, until } from "./harness.test-helpers.js";
+import { collect, connectClient, outcome, until } from "./harness.test-helpers.js";
 
 const log = pino({ level: process.env["HANDOFF_TEST_LOG"] ?? "silent" });
 // Nothing of its own bound: the service's servers carry the clients.
@@ -27,17 +27,7 @@ const closeServer = (server: Server | HttpServer): Promise<void> =>
     });
   });
 
-async function connect(url: string, options: IClientOptions): Promise<MqttClient> {
-  const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 5, ...options });
-  collect(client);
-  await new Promise<void>((resolve, reject) => {
-    client.once("connect", () => {
-      resolve();
-    });
-    client.once("error", reject);
-  });
-  return client;
-}
+const connect = (url: string, options: IClientOptions): Promise<MqttClient> => connectClient(url, options);
 
 interface Service {
   readonly broker: EmbeddedBroker;

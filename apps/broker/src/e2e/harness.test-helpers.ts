@@ -14,6 +14,24 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * Connects an MQTT.js client (MQTT 5, no reconnect, bounded) to `url`, collecting its messages
+ * from the first packet on (a resumed session's queue arrives right after CONNACK), and waits
+ * for CONNACK; `into` keeps it for the test's cleanup.
+ */
+export async function connectClient(url: string, options: IClientOptions, into?: { add(client: MqttClient): unknown }): Promise<MqttClient> {
+  const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 5, ...options });
+  into?.add(client);
+  collect(client);
+  await new Promise<void>((resolve, reject) => {
+    client.once("connect", () => {
+      resolve();
+    });
+    client.once("error", reject);
+  });
+  return client;
+}
+
 export async function startBroker(options: Partial<BrokerOptions> = {}): Promise<Harness> {
   const log = pino({ level: process.env["HANDOFF_TEST_LOG"] ?? "silent" });
   const broker = new Broker({ log, tickMs: 100, ...options });
@@ -27,16 +45,7 @@ export async function startBroker(options: Partial<BrokerOptions> = {}): Promise
     wsPort: ws.address.port,
     client: async ({ transport = "tcp", ...options } = {}) => {
       const url = transport === "ws" ? `ws://127.0.0.1:${String(ws.address.port)}/mqtt` : `mqtt://127.0.0.1:${String(tcp.address.port)}`;
-      const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 5, ...options });
-      clients.add(client);
-      collect(client); // from the first packet on: a resumed session's queue arrives right after CONNACK
-      await new Promise<void>((resolve, reject) => {
-        client.once("connect", () => {
-          resolve();
-        });
-        client.once("error", reject);
-      });
-      return client;
+      return connectClient(url, options, clients);
     },
     close: async () => {
       await Promise.all([...clients].map((c) => c.endAsync(true)));

@@ -38,9 +38,13 @@ export interface AccessControl {
    */
   startEnhanced?(clientId: string, method: string, data: Uint8Array | undefined): Promise<{ readonly exchange: EnhancedExchange; readonly step: EnhancedStep } | undefined>;
   authenticate(request: { readonly clientId: string; readonly username?: string; readonly password?: Uint8Array }): Promise<AuthVerdict> | AuthVerdict;
-  canPublish(client: ClientIdentity, topic: string): boolean;
-  /** Refuses a filter only when nothing it can match is readable; the rest is {@link canReceive}'s. */
-  canSubscribe(client: ClientIdentity, filter: string): boolean;
+  /** Whether `client` may publish to `topic`: at once, or a promise (an embedding service's async hook). */
+  canPublish(client: ClientIdentity, topic: string): boolean | Promise<boolean>;
+  /**
+   * Refuses a filter only when nothing it can match is readable; the rest is {@link canReceive}'s.
+   * At once, or a promise.
+   */
+  canSubscribe(client: ClientIdentity, filter: string): boolean | Promise<boolean>;
   /** Whether `client` may receive a message on `topic`, checked per message at delivery; absent: yes. */
   canReceive?(client: ClientIdentity, topic: string): boolean;
 }

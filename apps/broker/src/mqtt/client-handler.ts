@@ -239,7 +239,10 @@ export class ClientHandler implements ClientSessionHost {
     const { log, access, counters } = this.#ctx;
     const will = request.will;
     // A will is a publish: its topic passes the publish ACL at CONNECT (0x87, 3.1.1 0x05).
-    if (will !== undefined && !access.canPublish(identity, will.topic)) {
+    const decision = will === undefined ? true : access.canPublish(identity, will.topic);
+    const willAllowed = typeof decision === "boolean" ? decision : await decision;
+    if (!this.#session.connecting) return; // the client left while a hook decided
+    if (will !== undefined && !willAllowed) {
       counters.connectsRefused += 1;
       counters.authFailed(ReasonCode.NotAuthorized);
       log.info({ clientId: request.clientId, username: identity.username, remote: this.#transport.remote, topic: will.topic }, "connect refused: will topic not authorized");
@@ -295,21 +298,29 @@ export class ClientHandler implements ClientSessionHost {
     this.#ctx.events?.connected?.(this.#info);
   }
 
-  mayPublish(topic: string): boolean {
+  mayPublish(topic: string): boolean | Promise<boolean> {
     const id = this.#identity;
-    if (id === undefined || this.#ctx.access.canPublish(id, topic)) return true;
-    this.#ctx.counters.publishesDenied += 1;
-    this.#ctx.denied.note("publish", id.clientId);
-    this.#ctx.log.debug({ clientId: id.clientId, topic }, "publish denied");
-    return false;
+    if (id === undefined) return true;
+    const allowed = this.#ctx.access.canPublish(id, topic);
+    // A plain answer stays synchronous: no microtask per PUBLISH for the file ACL.
+    if (typeof allowed === "boolean") return allowed || this.#denied("publish", id, topic);
+    return allowed.then((ok) => ok || this.#denied("publish", id, topic));
   }
 
-  maySubscribe(filter: string): boolean {
+  maySubscribe(filter: string): boolean | Promise<boolean> {
     const id = this.#identity;
-    if (id === undefined || this.#ctx.access.canSubscribe(id, filter)) return true;
-    this.#ctx.counters.subscriptionsDenied += 1;
-    this.#ctx.denied.note("subscribe", id.clientId);
-    this.#ctx.log.debug({ clientId: id.clientId, filter }, "subscribe denied");
+    if (id === undefined) return true;
+    const allowed = this.#ctx.access.canSubscribe(id, filter);
+    if (typeof allowed === "boolean") return allowed || this.#denied("subscribe", id, filter);
+    return allowed.then((ok) => ok || this.#denied("subscribe", id, filter));
+  }
+
+  // Counts and logs a refusal (0x87; a QoS 0 PUBLISH is dropped); false.
+  #denied(what: "publish" | "subscribe", id: ClientIdentity, topic: string): false {
+    if (what === "publish") this.#ctx.counters.publishesDenied += 1;
+    else this.#ctx.counters.subscriptionsDenied += 1;
+    this.#ctx.denied.note(what, id.clientId);
+    this.#ctx.log.debug({ clientId: id.clientId, ...(what === "publish" ? { topic } : { filter: topic }) }, `${what} denied`);
     return false;
   }
 

@@ -13,8 +13,18 @@ import type { Router } from "../router/router.js";
 import type { DeliverySink, OutboundPublish } from "../router/sink.js";
 import { CommitAcks } from "./acknowledgements.js";
 import { admit, type Admission } from "./admission.js";
+import { EarlyDecisions, settled } from "./decisions.js";
 import type { ClientSessionHost, ClientSessionOptions, Hold } from "./host.js";
-import { deliveryAnswered, inboundQos2, publishFromClient, subscribeFromClient, unsubscribeFromClient } from "./inbound.js";
+import {
+  deliveryAnswered,
+  fenced,
+  inboundQos2,
+  publishDecision,
+  publishFromClient,
+  subscribeDecisions,
+  subscribeFromClient,
+  unsubscribeFromClient,
+} from "./inbound.js";
 import { OrderedOutput } from "./ordered-output.js";
 import type { SessionState } from "./session-state.js";
 
@@ -31,6 +41,12 @@ export class ClientSession<H extends ClientSessionHost = ClientSessionHost> impl
   #readingPaused = false;
   /** The flow control wait this session is in, if any (see held-lane.ts). */
   #hold: Hold | undefined;
+  /** Waits holding the connection's later input back (flow control, pending decisions). */
+  #holds = 0;
+  /** Authorization decisions are pending or asked early (decisions.ts): the lane is held. */
+  #deciding = false;
+  /** Stops waiting for the pending decision (the connection was told to leave). */
+  #abandonDecision: (() => void) | undefined;
 
   constructor(router: Router<ClientSession<H>>, host: H, options: ClientSessionOptions) {
     this.#host = host;
@@ -47,6 +63,8 @@ export class ClientSession<H extends ClientSessionHost = ClientSessionHost> impl
       sink: this,
       clientId: undefined,
       generation: undefined,
+      decisions: new EarlyDecisions(),
+      abandoned: false,
       acks: new CommitAcks({ conn, host, commits, flush }),
       output: new OrderedOutput({
         conn,
@@ -54,6 +72,13 @@ export class ClientSession<H extends ClientSessionHost = ClientSessionHost> impl
         commits,
         flush,
         perform: (effect) => this.#effect(effect),
+        // While a decision is pending, the PUBLISHes queued behind it are asked for at once; a
+        // connection that ends other than by the client's DISCONNECT stops waiting for them.
+        queued: (effect) => {
+          if (!this.#deciding) return;
+          if (effect.kind === "closed" && effect.cause !== "client-disconnect") this.#abandon();
+          else this.#s.decisions.ask(effect, this.#host);
+        },
         beforeRun: () => {
           this.#resumeInputLater();
         },
@@ -179,11 +204,21 @@ export class ClientSession<H extends ClientSessionHost = ClientSessionHost> impl
         return waiting;
       }
       case "publish": {
-        const congested = publishFromClient(s, effect);
-        return congested === undefined ? undefined : this.#holdFor(congested);
+        const allowed = publishDecision(s, effect);
+        if (allowed === undefined) return undefined;
+        if (typeof allowed === "boolean") {
+          // The last decision asked early was given at once: nothing is pending any more.
+          if (this.#deciding && this.#abandonDecision === undefined && s.decisions.size === 0) this.#endDeciding();
+          return this.#holdFor(publishFromClient(s, effect, allowed));
+        }
+        return this.#decide(settled(allowed).then((ok) => (fenced(s) ? undefined : this.#holdFor(publishFromClient(s, effect, ok)))));
       }
-      case "subscribe":
-        return subscribeFromClient(s, effect);
+      case "subscribe": {
+        const allowed = subscribeDecisions(s, effect);
+        if (allowed === undefined) return undefined;
+        if (!("then" in allowed)) return subscribeFromClient(s, effect, allowed);
+        return this.#decide(allowed.then((decided) => (fenced(s) || s.generation === undefined ? undefined : subscribeFromClient(s, effect, decided))));
+      }
       case "unsubscribe":
         unsubscribeFromClient(s, effect);
         return undefined;
@@ -212,22 +247,73 @@ export class ClientSession<H extends ClientSessionHost = ClientSessionHost> impl
 
   // Flow control: the message left subscribers congested, so this publisher waits (its ack too)
   // until they drain, are cut off as stalled, or this connection ends.
-  #holdFor(congested: readonly string[]): Promise<void> | undefined {
-    if (this.#s.conn.phase !== "connected") return undefined;
+  #holdFor(congested: readonly string[] | undefined): Promise<void> | undefined {
+    if (congested === undefined || this.#s.conn.phase !== "connected") return undefined;
     const hold = this.#host.hold(congested);
     if (hold === undefined) return undefined;
     this.#hold = hold;
-    this.#s.output.lane.start();
-    // What already waits behind this publish may include deliveries to this very client.
-    this.#s.output.retake();
+    this.#holdLane();
     return hold.released.then(() => {
       this.#hold = undefined;
-      this.#s.output.lane.end();
-      if (this.#readingPaused) {
-        this.#readingPaused = false;
-        this.#host.resumeReading();
-      }
+      this.#releaseLane();
     });
+  }
+
+  // A decision is pending: what the client sent after it waits (the returned wait), the lane is
+  // held (deliveries to this client pass), and the PUBLISHes queued behind are asked for at once.
+  // Told to leave meanwhile, the session stops waiting and plans nothing more (#abandon).
+  #decide(decided: Promise<unknown>): Promise<void> {
+    if (!this.#deciding) {
+      this.#deciding = true;
+      this.#holdLane();
+    }
+    const abandoned = new Promise<void>((resolve) => {
+      this.#abandonDecision = resolve;
+    });
+    const done = (): void => {
+      this.#abandonDecision = undefined;
+      // More decisions asked early: the lane stays held until the last of them is taken.
+      if (this.#deciding && this.#s.decisions.size === 0) this.#endDeciding();
+    };
+    return Promise.race([decided, abandoned]).then(done, (err: unknown) => {
+      done();
+      throw err;
+    });
+  }
+
+  #endDeciding(): void {
+    this.#deciding = false;
+    this.#releaseLane();
+  }
+
+  // The connection ends (taken over, disconnected by the server, lost, a protocol error) while a
+  // decision is pending or asked early: nothing it sent from there on is planned, and its end
+  // (DISCONNECT, close, release of the session, the will) does not wait for the hook.
+  #abandon(): void {
+    if (!this.#deciding) return;
+    this.#s.abandoned = true;
+    this.#s.decisions.clear();
+    const stop = this.#abandonDecision;
+    if (stop === undefined) this.#endDeciding();
+    else stop();
+  }
+
+  #holdLane(): void {
+    this.#holds += 1;
+    if (this.#holds > 1) return;
+    this.#s.output.lane.start();
+    // What already waits behind may include deliveries to this very client.
+    this.#s.output.retake();
+  }
+
+  #releaseLane(): void {
+    this.#holds -= 1;
+    if (this.#holds > 0) return;
+    this.#s.output.lane.end();
+    if (this.#readingPaused) {
+      this.#readingPaused = false;
+      this.#host.resumeReading();
+    }
   }
 
   /** {@link DeliverySink}: sends a PUBLISH the router planned for this client. */

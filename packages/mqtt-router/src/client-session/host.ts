@@ -69,10 +69,20 @@ export interface ClientSessionHost {
    * (the session then ends the connection, 0x8C).
    */
   authenticate(data: Uint8Array | undefined): Promise<void> | undefined;
-  /** Whether this client may publish to `topic` (the app counts and logs a refusal). */
-  mayPublish(topic: string): boolean;
-  /** Whether this client may subscribe to `filter` (the app counts and logs a refusal). */
-  maySubscribe(filter: string): boolean;
+  /**
+   * Whether this client may publish to `topic` (the app counts and logs a refusal): at once, or a
+   * promise (an async authorization hook). While it is pending, what the client sent after the
+   * PUBLISH waits, except that the later PUBLISHes are asked about at once; they are still routed
+   * in arrival order. A refusal is answered 0x87 (QoS 0: dropped); a rejection counts as a
+   * refusal (the app logs it). A decision that settles after the connection was told to leave
+   * plans nothing. A plain boolean costs no microtask.
+   */
+  mayPublish(topic: string): boolean | Promise<boolean>;
+  /**
+   * Whether this client may subscribe to `filter` (the app counts and logs a refusal): at once, or
+   * a promise, as for {@link ClientSessionHost.mayPublish}; a refused filter's SUBACK code is 0x87.
+   */
+  maySubscribe(filter: string): boolean | Promise<boolean>;
   /**
    * Waits for the congested subscribers a publish left behind; undefined when there is nothing to
    * wait for.

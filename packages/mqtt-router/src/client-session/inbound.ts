@@ -7,19 +7,42 @@
 import { ReasonCode } from "../codec/reason-codes.js";
 import type { DeliveryEffect, InboundQos2ReceivedEffect, InboundQos2ReleasedEffect, PublishEffect, SubscribeEffect, UnsubscribeEffect } from "../protocol/effects.js";
 import type { SubscribeGrant, SubscribeRequest } from "../router/subscriptions.js";
+import { settled, type Decision } from "./decisions.js";
 import { messageProperties, own } from "./received-message.js";
 import type { SessionState } from "./session-state.js";
 
 /**
- * Routes a PUBLISH from the client; its PUBACK/PUBREC follows the commit. Returns the subscribers
- * it left congested (flow control then holds this publisher), or undefined.
+ * Whether the session may no longer plan anything for what this connection sent: it was told to
+ * leave while a decision was pending, or another connection owns the session now (read after
+ * every wait for a decision: the fence).
  */
-export function publishFromClient(s: SessionState, effect: PublishEffect): readonly string[] | undefined {
+export function fenced(s: SessionState): boolean {
+  const id = s.clientId;
+  return s.abandoned || id === undefined || s.router.owner(id) !== s.sink;
+}
+
+/**
+ * The host's authorization of a PUBLISH from the client (asked early if one ahead of it was
+ * pending); undefined when nothing is planned for it (no session, or abandoned).
+ */
+export function publishDecision(s: SessionState, effect: PublishEffect): Decision | undefined {
+  if (s.clientId === undefined || s.abandoned) return undefined;
+  s.host.received(effect.qos);
+  return s.decisions.take(effect, s.host);
+}
+
+/**
+ * Routes a PUBLISH from the client as its authorization decided; its PUBACK/PUBREC follows the
+ * commit (0x87 when refused). Returns the subscribers it left congested (flow control then holds
+ * this publisher), or undefined.
+ */
+export function publishFromClient(s: SessionState, effect: PublishEffect, allowed: boolean): readonly string[] | undefined {
   const clientId = s.clientId;
   if (clientId === undefined) return undefined;
-  s.host.received(effect.qos);
   const packetId = effect.packetId;
-  if (!s.host.mayPublish(effect.topic)) {
+  // A new QoS 2 id is the session's from here (the protocol's inbound-qos2-received follows).
+  if (effect.qos === 2 && packetId !== undefined && s.generation !== undefined) s.router.inboundQos2(clientId, s.generation, packetId, true);
+  if (!allowed) {
     if (packetId !== undefined) {
       s.acks.afterCommit(() => {
         s.conn.acknowledgePublish(packetId, ReasonCode.NotAuthorized);
@@ -58,10 +81,26 @@ export function publishFromClient(s: SessionState, effect: PublishEffect): reado
 }
 
 /**
+ * The host's authorization of each filter of a SUBSCRIBE, all at once or once every pending one
+ * settled; undefined when nothing is planned for it.
+ */
+export function subscribeDecisions(s: SessionState, effect: SubscribeEffect): readonly boolean[] | Promise<readonly boolean[]> | undefined {
+  if (s.clientId === undefined || s.generation === undefined || s.abandoned) return undefined;
+  const now: boolean[] = [];
+  const decisions = effect.subscriptions.map((sub) => {
+    const decision = s.host.maySubscribe(sub.topicFilter);
+    if (typeof decision === "boolean") now.push(decision);
+    return decision;
+  });
+  if (now.length === decisions.length) return now;
+  return Promise.all(decisions.map((d) => (typeof d === "boolean" ? Promise.resolve(d) : settled(d))));
+}
+
+/**
  * Subscribes what the ACL allows; the SUBACK follows the commit, and the retained messages of
  * the new subscriptions follow the SUBACK. A promise while the filters take several turns.
  */
-export function subscribeFromClient(s: SessionState, effect: SubscribeEffect): Promise<void> | undefined {
+export function subscribeFromClient(s: SessionState, effect: SubscribeEffect, allowedFilters: readonly boolean[]): Promise<void> | undefined {
   const clientId = s.clientId;
   const generation = s.generation;
   if (clientId === undefined || generation === undefined) return undefined;
@@ -70,7 +109,7 @@ export function subscribeFromClient(s: SessionState, effect: SubscribeEffect): P
   const allowed: number[] = [];
   const requests: SubscribeRequest[] = [];
   for (const [i, sub] of effect.subscriptions.entries()) {
-    if (!s.host.maySubscribe(sub.topicFilter)) {
+    if (allowedFilters[i] !== true) {
       codes.push(ReasonCode.NotAuthorized);
       continue;
     }
@@ -139,9 +178,12 @@ export function unsubscribeFromClient(s: SessionState, effect: UnsubscribeEffect
  * release is queued behind this effect: the returned wait holds it for the commit.
  */
 export function inboundQos2(s: SessionState, effect: InboundQos2ReceivedEffect | InboundQos2ReleasedEffect): Promise<void> | undefined {
-  const received = effect.kind === "inbound-qos2-received";
-  if (s.clientId !== undefined && s.generation !== undefined) s.router.inboundQos2(s.clientId, s.generation, effect.packetId, received);
-  return received ? undefined : s.acks.released(effect.packetId);
+  // A received id was recorded with its PUBLISH's decision (publishFromClient), in the same turn:
+  // no wait for an authorization may come between the routing and the record. An abandoned
+  // PUBLISH is not recorded, so its resend on the next connection is not taken for a duplicate.
+  if (effect.kind === "inbound-qos2-received") return undefined;
+  if (s.clientId !== undefined && s.generation !== undefined) s.router.inboundQos2(s.clientId, s.generation, effect.packetId, false);
+  return s.acks.released(effect.packetId);
 }
 
 /**

@@ -32,6 +32,8 @@ export interface OutputPorts {
   readonly commits: Commits | undefined;
   /** Performs one effect; a promise when what follows must wait for it. */
   perform(effect: Effect): Promise<void> | undefined;
+  /** Told of each effect as it is queued, before its turn (early authorization decisions). */
+  queued(effect: Effect): void;
   /** Called before each run: input held back for its budget may be taken on a later turn. */
   beforeRun(): void;
   /** Takes what the connection produced and runs it (after a failed commit in the lane). */
@@ -72,7 +74,10 @@ export class OrderedOutput {
       } else if (this.lane.passes(action)) {
         this.#laneSteps.push(action);
         this.#runLane();
-      } else this.#pending.push(action);
+      } else {
+        if (action.kind === "effect") this.#p.queued(action.effect);
+        this.#pending.push(action);
+      }
     }
   }
 

@@ -7,6 +7,7 @@ import type { MqttConnection } from "../protocol/connection.js";
 import type { Router } from "../router/router.js";
 import type { DeliverySink } from "../router/sink.js";
 import type { CommitAcks } from "./acknowledgements.js";
+import type { EarlyDecisions } from "./decisions.js";
 import type { ClientSessionHost, ClientSessionOptions } from "./host.js";
 import type { OrderedOutput } from "./ordered-output.js";
 
@@ -30,4 +31,11 @@ export interface SessionState {
   clientId: string | undefined;
   /** The fence token of the session claim, while this connection holds it. */
   generation: number | undefined;
+  /** Decisions on PUBLISHes asked for while one ahead of them is pending (decisions.ts). */
+  readonly decisions: EarlyDecisions;
+  /**
+   * The connection was told to leave (taken over, disconnected by the server, lost) while an
+   * authorization was pending: nothing it sent from there on is planned.
+   */
+  abandoned: boolean;
 }

@@ -92,12 +92,10 @@ export class TestHost implements ClientSessionHost {
   authenticate(): Promise<void> | undefined {
     return undefined;
   }
-  mayPublish(): boolean {
-    return true;
-  }
-  maySubscribe(): boolean {
-    return true;
-  }
+  /** The authorization of a PUBLISH; a test replaces it (an async hook's promise). */
+  mayPublish: (topic: string) => boolean | Promise<boolean> = () => true;
+  /** The authorization of a SUBSCRIBE's filter; a test replaces it. */
+  maySubscribe: (filter: string) => boolean | Promise<boolean> = () => true;
   hold(): Hold | undefined {
     return undefined;
   }
@@ -136,14 +134,18 @@ export class World {
   readonly log: string[] = [];
   /** The sessions' `loadSession` option, if set before they are made. */
   loadSession: ((clientId: string) => Promise<void>) | undefined;
+  /** Whether the sessions made from now on commit to the manual store (false: no durable store). */
+  durable = true;
+  /** The server's Receive Maximum for the sessions made from now on. */
+  receiveMaximum: number | undefined;
 
   /** A session speaking for one client of `version`, as its host sees it. */
   client(name: string, version: ProtocolVersion = 5): { host: TestHost; session: ClientSession<TestHost>; send: (...packets: Packet[]) => void } {
     const host = new TestHost(name, version, this.log);
     const session = new ClientSession(this.router, host, {
       clock: this.clock,
-      protocol: { clock: this.clock, generateClientId: () => `auto-${name}` },
-      commits: this.commits,
+      protocol: { clock: this.clock, generateClientId: () => `auto-${name}`, ...(this.receiveMaximum === undefined ? {} : { receiveMaximum: this.receiveMaximum }) },
+      commits: this.durable ? this.commits : undefined,
       qos0HighWaterBytes: 64 * 1024,
       keepAlive: { min: 0, max: 65_535 },
       outboundInflight: 100,
@@ -161,7 +163,7 @@ export class World {
     const c = this.client(name);
     c.send(connectPacket(5, { clientId: name, ...overrides }));
     await settle();
-    await this.commits.commit();
+    if (this.durable) await this.commits.commit();
     return c;
   }
 }
