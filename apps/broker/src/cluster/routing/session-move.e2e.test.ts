@@ -15,8 +15,7 @@ const COUNT = 200;
 
 describe.skipIf(!hasRedis)("a session moving between nodes while publishes flow", () => {
   it("gets each message once, in order, across five hops", { timeout: 60_000 }, async () => {
-    const servers = await Promise.all(["n1", "n2", "n3"].map((id) => nodes.start(id)));
-    const [one, two, three] = servers;
+    const [one, two, three] = await Promise.all([nodes.start("n1"), nodes.start("n2"), nodes.start("n3")]);
     const first = await fixture.connect(mqttUrl(two), { clientId: "mover", ...resume });
     await first.subscribeAsync("feed", { qos: 1 });
     const lists: Got[][] = [collect(first)];
