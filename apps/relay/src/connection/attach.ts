@@ -8,7 +8,6 @@ import { atExpiry } from "./expiry.js";
 import { contain, guarded } from "./guard.js";
 import { LiteSession } from "../session/lite-session.js";
 import { tallyResets } from "./reset-tally.js";
-import { TurnBatch } from "./turn-batch.js";
 import type { VersionMode } from "../session/version.js";
 import { liteVersionName } from "@handoff/moq-resume/lite";
 import type { FramingSession } from "@handoff/qmux";
@@ -46,11 +45,6 @@ export interface AttachContext {
   /** After a session ends, how long its socket may take to close before it is destroyed (ms). */
   readonly closeGraceMs?: number;
 }
-
-/** The deferred flushes of every session of the process: one immediate per turn, not one per session. */
-const flushes = new TurnBatch((run) => {
-  setImmediate(run);
-});
 
 /** Default {@link AttachContext.closeGraceMs}: a peer that never answers our close loses its socket then. */
 export const DEFAULT_CLOSE_GRACE_MS = 2000;
@@ -127,10 +121,11 @@ export function attachSession(ctx: AttachContext, carrier: Carrier, options: Att
     stats: tally.stats,
     ...(ctx.budget === undefined ? {} : { budget: ctx.budget }),
     ...(options.cost === undefined ? {} : { cost: options.cost }),
-    // One flush per session per turn, however many frames the turn brought, and one immediate
-    // for all the sessions a turn dirtied.
+    // One flush per session per turn, however many frames the turn brought. One immediate per
+    // session, not one batch for all: a batch made the 1,000-subscriber bench deliver 2% against
+    // 12-50% with one each (likely: every socket then stays corked until all sessions flushed).
     defer: (flush) => {
-      flushes.defer(flush);
+      setImmediate(flush);
     },
     // Work this session did inside another connection's event failed: reported now, closed once
     // that event is over, so the other connection (a publisher fanning out) is not disturbed.
