@@ -52,9 +52,13 @@ export interface CreateBrokerOptions extends BrokerSettings {
 
 /** A message the broker accepted from a client (a PUBLISH or a will), as the `publish` event reports it. */
 export interface PublishedMessage {
+  /** The topic it was published to. */
   readonly topic: string;
+  /** The payload, as routed (do not change it: subscribers share it). */
   readonly payload: Uint8Array;
+  /** The QoS it was published with. */
   readonly qos: 0 | 1 | 2;
+  /** Whether it was published as the topic's retained message. */
   readonly retain: boolean;
   /** The publishing client's id (for a will, the client whose will it is). */
   readonly clientId: string;
@@ -93,6 +97,7 @@ export interface EmbeddedBroker {
   handle(stream: Duplex, options?: HandleOptions): void;
   /** Adds a listener; a listener that throws is logged, never breaks the broker. */
   on<K extends keyof BrokerEventMap>(event: K, listener: (value: BrokerEventMap[K]) => void): this;
+  /** Removes a listener added with `on`. */
   off<K extends keyof BrokerEventMap>(event: K, listener: (value: BrokerEventMap[K]) => void): this;
   /** Ports bound by `listen()` (empty before). */
   readonly ports: BrokerPorts;

@@ -10,8 +10,11 @@ import type { AccessControl, AuthVerdict, ClientIdentity } from "./mqtt/access.j
 
 /** The credentials of a CONNECT, as a service's `authenticate` hook sees them. */
 export interface AuthenticateRequest {
+  /** The client id the CONNECT carries (or the one the broker assigned). */
   readonly clientId: string;
+  /** The user name, if the client sent one. */
   readonly username?: string;
+  /** The password bytes, if the client sent one. */
   readonly password?: Uint8Array;
 }
 

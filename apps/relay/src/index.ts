@@ -14,6 +14,7 @@ export type { DrainResult } from "./server/drain.js";
 
 /** A setting the package cannot use: the message names the key, what was expected and a "did you mean". */
 export interface ConfigError extends Error {
+  /** Tells it from other errors. */
   readonly name: "ConfigError";
 }
 // The shared class itself (so `instanceof` holds), typed without the private package it lives in.

@@ -76,7 +76,9 @@ export type AuthResult =
 
 /** What a (re)load found, for the log. */
 export interface AuthSummary {
+  /** Users in the password file. */
   readonly users: number;
+  /** Rules in the ACL file. */
   readonly aclRules: number;
 }
 

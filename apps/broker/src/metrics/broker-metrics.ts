@@ -32,12 +32,19 @@ export interface TrafficSource {
 
 /** Totals of the traffic counters, for `$SYS` topics. */
 export interface TrafficTotals {
+  /** Connections open now. */
   readonly connections: number;
+  /** CONNECTs accepted since start. */
   readonly connects: number;
+  /** PUBLISHes received from clients since start. */
   readonly messagesReceived: number;
+  /** PUBLISHes sent to clients since start. */
   readonly messagesSent: number;
+  /** Bytes read from clients since start. */
   readonly bytesReceived: number;
+  /** Bytes written to clients since start. */
   readonly bytesSent: number;
+  /** CONNECTs refused by authentication since start. */
   readonly authFailures: number;
 }
 

@@ -7,7 +7,9 @@ import { ReasonCode } from "@handoff/mqtt-router";
 
 /** Who a connection is, once authenticated. */
 export interface ClientIdentity {
+  /** The connection's client id. */
   readonly clientId: string;
+  /** The authenticated user name; absent for an anonymous client. */
   readonly username?: string;
 }
 

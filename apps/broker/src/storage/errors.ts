@@ -23,9 +23,11 @@ export type OpenProblem =
  * should print it and exit rather than start with an empty state.
  */
 export class StoreOpenError extends Error {
+  /** Tells it from other errors. */
   override readonly name = "StoreOpenError";
   /** The database file's path. */
   readonly file: string;
+  /** What is wrong with the file, for the app to act on. */
   readonly problem: OpenProblem;
 
   constructor(file: string, problem: OpenProblem, detail: string, options?: ErrorOptions) {

@@ -30,8 +30,11 @@ import { DEFAULT_INTERNAL_HOST, DEFAULT_TRACK_LINGER_MS, type DrainOptions, type
 
 /** The ports a relay bound. */
 export interface RelayPorts {
+  /** The HTTP/WebSocket port. */
   readonly http: number;
+  /** The port of relay links over plain TCP, if enabled. */
   readonly tcp: number | undefined;
+  /** The separate `/metrics` port, if one was asked for. */
   readonly metrics: number | undefined;
 }
 
