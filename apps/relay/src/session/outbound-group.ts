@@ -88,14 +88,6 @@ export class OutboundGroup implements Scheduled {
     return this.#heldBytes;
   }
 
-  /**
-   * True while the header is held back: the stream is open, its header encoded and nothing
-   * written yet (the last pump returned "held"); the next pump without `hold` writes it.
-   */
-  get held(): boolean {
-    return this.#headerUnsent;
-  }
-
   /** True once FIN or a reset was written. */
   get done(): boolean {
     return this.#done;

@@ -31,8 +31,14 @@ export class Serving implements ServeHost {
   readonly #lanes = new Map<ServedSubscription, Lane<OutboundGroup>>();
   readonly #ready = new ReadyLanes<Lane<OutboundGroup>>();
   readonly #owner = new Map<OutboundGroup, ServedSubscription>();
-  /** Opened groups to pump at the next flush (a held one, at the next flush that does not hold). */
+  /** Opened groups to pump at the next flush. */
   readonly #dirty = new Set<OutboundGroup>();
+  /**
+   * Groups whose header a holding flush kept back: dirty for the turn's flush. A list beside the
+   * dirty set, not a state the dirty loop skips: skipping held groups in the set made the
+   * 1,000-subscriber bench deliver 21% with 158k groups skipped, against 50% and none this way.
+   */
+  readonly #held: OutboundGroup[] = [];
   readonly #responders = new Map<ServedSubscription, SubscribeResponder>();
   /** The peer's uni stream limit refused an open; cleared by streams-available. */
   #streamsBlocked = false;
@@ -295,8 +301,6 @@ export class Serving implements ServeHost {
     try {
       // A Set iterates what is added while iterating: a group dirtied again is pumped again.
       for (const out of this.#dirty) {
-        // A header held back waits for the turn's flush, where it leaves with the first frames.
-        if (hold && out.held) continue;
         this.#dirty.delete(out);
         this.#after(out, this.#pump(out, hold));
       }
@@ -326,6 +330,11 @@ export class Serving implements ServeHost {
     } finally {
       this.#flushing = false;
     }
+    if (this.#held.length === 0) return;
+    // Added after the loops: the dirty set's iteration would pump them again at once.
+    for (const out of this.#held) this.#dirty.add(out);
+    this.#held.length = 0;
+    this.#queueFlush();
   }
 
   /** Session over: closes every subscription without writing anything. */
@@ -339,6 +348,7 @@ export class Serving implements ServeHost {
     this.#lanes.clear();
     this.#ready.clear();
     this.#dirty.clear();
+    this.#held.length = 0;
     this.#owner.clear();
   }
 
@@ -359,9 +369,7 @@ export class Serving implements ServeHost {
         return;
       }
       case "held":
-        // The group is held (its state): dirty, skipped by holding flushes until the turn's flush.
-        this.#dirty.add(out);
-        this.#queueFlush();
+        this.#held.push(out);
         return;
       case "blocked":
       case "no-stream":
