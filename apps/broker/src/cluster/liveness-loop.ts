@@ -42,9 +42,16 @@ export async function startLivenessLoop(options: LivenessLoopOptions): Promise<L
   const liveness = new Liveness({ redis, keys: options.keys, nodeId: options.nodeId, timeoutMs: options.timeoutMs, startedAt: Date.now() });
   let view: ClusterView | undefined;
   let running: Promise<void> | undefined;
+  // Since when this node's beats have landed without a failure in between: after a Redis outage
+  // (or at start) every heartbeat may have expired meanwhile, so a node is called dead only once
+  // the others had a whole timeout to beat again.
+  let beatingSince: number | undefined;
   const once = async (): Promise<void> => {
-    await liveness.beat(Date.now());
+    const now = Date.now();
+    await liveness.beat(now);
+    beatingSince ??= now;
     view = await liveness.survey();
+    if (now - beatingSince < options.timeoutMs) return;
     for (const dead of view.dead) {
       const adopted = await adoptSessionsOf(dead, redis, options.keys, options.store, options.router);
       if (adopted.length > 0) options.onAdopted(dead, adopted);
@@ -53,7 +60,10 @@ export async function startLivenessLoop(options: LivenessLoopOptions): Promise<L
   };
   const round = (): Promise<void> => {
     running ??= once()
-      .catch(options.onError)
+      .catch((err: unknown) => {
+        beatingSince = undefined;
+        options.onError(err);
+      })
       .finally(() => {
         running = undefined;
       });
