@@ -1,7 +1,10 @@
 // A persistent session hopping between three nodes while a publisher on another node keeps
-// publishing QoS 1: every message reaches it once (a DUP=1 resend of one in flight at a hop is the
-// spec's duplicate), in publish order — the route base and replay of routing/handoff.ts.
+// publishing QoS 1: every message reaches it, first copies in publish order, and a repeat only
+// as a DUP=1 resend of one in flight at a hop — the route base and replay of routing/handoff.ts.
+// A copy in flight when the client leaves may never be read by it: its first copy seen is then
+// the DUP=1 resend, as the spec allows, so the oracle (delivery-oracle) counts copies, not flags.
 import { describe, expect, it } from "vitest";
+import { deliveryViolations } from "../../e2e/delivery-oracle.test-helpers.js";
 import { collect, until, type Got } from "../../e2e/harness.test-helpers.js";
 import { serverFixture } from "../../e2e/server-harness.test-helpers.js";
 import { clusterNodes, mqttUrl } from "../nodes.test-helpers.js";
@@ -22,7 +25,7 @@ describe.skipIf(!hasRedis)("a session moving between nodes while publishes flow"
     const pub = await fixture.connect(mqttUrl(one), { clientId: "pub" });
     let published = 0;
     const publishing = (async () => {
-      for (; published < COUNT; published += 1) await pub.publishAsync("feed", String(published), { qos: 1 });
+      for (; published < COUNT; published += 1) await pub.publishAsync("feed", `pub:${String(published)}`, { qos: 1 });
     })();
     let current = first;
     for (const next of [three, one, two, three, one]) {
@@ -37,10 +40,8 @@ describe.skipIf(!hasRedis)("a session moving between nodes while publishes flow"
     const all = (): Got[] => lists.flat();
     await until(() => new Set(all().map((g) => g.payload)).size >= COUNT, 20_000, "every message");
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const fresh = all().filter((g) => !g.dup);
-    expect(fresh.map((g) => g.payload)).toEqual(Array.from({ length: COUNT }, (_, i) => String(i)));
-    // A resend is of a message the session already had in flight.
-    const seen = new Set(fresh.map((g) => g.payload));
-    expect(all().filter((g) => g.dup && !seen.has(g.payload))).toEqual([]);
+    const payloads = Array.from({ length: COUNT }, (_, i) => `pub:${String(i)}`);
+    const record = { publisher: "pub", qos: 1, acknowledged: payloads, sends: new Map(payloads.map((p) => [p, 1])) } as const;
+    expect(deliveryViolations([record], [{ subscriber: "mover", qos: 1, got: all() }])).toEqual([]);
   });
 });
