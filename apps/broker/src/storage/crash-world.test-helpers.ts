@@ -77,6 +77,8 @@ export class Life {
     this.store = SqliteStore.open({
       dataDir: world.dir,
       synchronous: "normal",
+      // The product's commit path: the batch goes to the worker thread after beforeCommit.
+      commitWorker: true,
       hooks: {
         beforeCommit: () => {
           if (this.dead) throw new Error("the process is dead");
@@ -250,12 +252,21 @@ export class CrashWorld {
     for (let i = 0; i < 2000 && !client.connected; i++) await turn();
   }
 
-  /** Runs the event loop until nothing moves for a while. */
+  /**
+   * Runs the event loop until nothing moves for a while. A commit on the worker thread takes
+   * longer than a few turns: while the live process has changes uncommitted, it waits for them.
+   */
   async settle(): Promise<void> {
     let quiet = 0;
     for (let i = 0; i < 5000 && quiet < 3; i++) {
       const before = this.activity;
       await turn();
+      const life = this.life;
+      if (!life.dead && life.store.pendingOperations > 0) {
+        await life.store.flush().catch(() => undefined);
+        quiet = 0;
+        continue;
+      }
       quiet = this.activity === before ? quiet + 1 : 0;
     }
   }
@@ -320,4 +331,39 @@ export function recordPublisher(client: MqttClient, record: PublisherRecord = { 
     }
   });
   return record;
+}
+
+/** What {@link everyKillPoint} found. */
+export interface KillPointsExplored {
+  /** Violations of every run, prefixed with its kill point. */
+  readonly failures: string[];
+  /** Kill points at which the process did die. */
+  readonly killed: number;
+}
+
+/**
+ * Runs `run` killed before and after commit 1, 2, ... until a run ends without reaching its kill
+ * point. Commits on the worker thread batch as the threads' timing falls, so how many a run makes
+ * varies: the kill points are counted from the commits runs actually make, not from a baseline's.
+ * `only` runs that one kill point. At most `max` commits (a run that always dies is a bug).
+ */
+export async function everyKillPoint(
+  run: (kill: KillPoint) => Promise<{ readonly violations: readonly string[]; readonly died: boolean }>,
+  options: { readonly max?: number; readonly only?: KillPoint } = {},
+): Promise<KillPointsExplored> {
+  const failures: string[] = [];
+  let killed = 0;
+  const max = options.max ?? 500;
+  for (let commit = 1; commit <= max; commit++) {
+    for (const when of ["before", "after"] as const) {
+      if (options.only !== undefined && (options.only.commit !== commit || options.only.when !== when)) continue;
+      const outcome = await run({ commit, when });
+      for (const v of outcome.violations) failures.push(`killed ${when} commit ${String(commit)}: ${v}`);
+      if (!outcome.died) return { failures, killed };
+      killed += 1;
+    }
+    if (options.only !== undefined && commit >= options.only.commit) return { failures, killed };
+  }
+  failures.push(`still dying at commit ${String(max)}: the runs never end`);
+  return { failures, killed };
 }
