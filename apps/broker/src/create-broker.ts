@@ -177,8 +177,6 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
             dataDir: config.dataDir,
             setAsideCorrupt: config.setAsideCorrupt,
             maxPendingBytes: limits.maxPendingStoreBytes,
-            // The event loop keeps routing while a commit waits for its fsync (acks still wait for it).
-            commitWorker: true,
             onWarning: (message) => {
               log.warn(message);
             },

@@ -1,5 +1,4 @@
-// Group commit on the worker thread (commitWorker: true): the same promises as on the main
-// thread, with the next batch gathered while one is in flight.
+// Group commit on the worker thread: the next batch is gathered while one is in flight.
 import { describe, expect, it } from "vitest";
 import { StoreError } from "./errors.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -7,7 +6,7 @@ import { countRows, message, newRouter, online, openCounting, sub, useTempDir } 
 
 const dir = useTempDir();
 
-const openOnWorker = (options: { fail?: () => boolean } = {}): ReturnType<typeof openCounting> => openCounting(dir.path, { ...options, commitWorker: true });
+const openOnWorker = (options: { fail?: () => boolean } = {}): ReturnType<typeof openCounting> => openCounting(dir.path, options);
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

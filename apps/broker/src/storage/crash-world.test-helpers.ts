@@ -77,8 +77,6 @@ export class Life {
     this.store = SqliteStore.open({
       dataDir: world.dir,
       synchronous: "normal",
-      // The product's commit path: the batch goes to the worker thread after beforeCommit.
-      commitWorker: true,
       hooks: {
         beforeCommit: () => {
           if (this.dead) throw new Error("the process is dead");

@@ -17,8 +17,9 @@ export interface StoreHooks {
   /** Called after each successful commit. */
   readonly onCommit?: (info: CommitInfo) => void;
   /**
-   * Called inside each transaction after its writes and before COMMIT: throwing makes the
-   * transaction fail and roll back (tests inject write failures this way).
+   * Called just before each batch is handed to the commit worker (which runs it in one
+   * transaction): throwing fails that commit as a failed write would, and its changes stay owed
+   * (tests inject write failures and crashes this way).
    */
   readonly beforeCommit?: () => void;
 }
@@ -40,13 +41,6 @@ export interface SqliteStoreOptions extends OpenOptions {
    * plus a fixed cost per change); past it {@link SqliteStore.admitting} is false. Default 64 MiB.
    */
   readonly maxPendingBytes?: number;
-  /**
-   * Run each commit on a worker thread (its own connection to the file) instead of this one: the
-   * event loop keeps routing, and gathering the next batch, while a commit waits for its fsync.
-   * Acknowledgements still wait for their commit. `beforeCommit` then runs on this thread just
-   * before the batch is handed over (a throw fails the commit as a failed write would). Default false.
-   */
-  readonly commitWorker?: boolean;
   readonly hooks?: StoreHooks;
 }
 

@@ -8,7 +8,6 @@
  * @module
  */
 import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSubscription } from "@handoff/mqtt-router";
-import type Database from "better-sqlite3";
 import { COMMITTED, newTicket, type Ticket } from "./commit-ticket.js";
 import { CommitWorker, type CommitReply } from "./commit-worker.js";
 import { StoreError } from "./errors.js";
@@ -17,7 +16,7 @@ import { openDatabase } from "./open.js";
 import { PendingChanges } from "./pending.js";
 import type { RouterSnapshot } from "./snapshot.js";
 import { DEFAULT_MAX_PENDING_BYTES, type SqliteStoreOptions, type StoreHooks, type StoreStats } from "./sqlite-options.js";
-import { Writer, rowWrites, type RowWrites } from "./writer.js";
+import { rowWrites, type RowWrites } from "./writer.js";
 
 export { DEFAULT_MAX_PENDING_BYTES, type CommitInfo, type SqliteStoreOptions, type StoreHooks, type StoreStats } from "./sqlite-options.js";
 
@@ -33,14 +32,12 @@ export class SqliteStore implements RouterStore {
   /** The database file's path. */
   readonly file: string;
   readonly stats: StoreStats = { commits: 0, failures: 0, consecutiveFailures: 0 };
-  /** The connection and its transaction when commits run on this thread. */
-  readonly #inline: { readonly db: Database.Database; readonly transaction: () => void } | undefined;
-  readonly #worker: CommitWorker | undefined;
-  /** Worker mode: batches handed over (or failed and owed a retry) and not yet committed, in order. */
+  readonly #worker: CommitWorker;
+  /** Batches handed over (or failed and owed a retry) and not yet committed, in order. */
   readonly #unconfirmed: RowWrites[] = [];
   #unconfirmedOperations = 0;
   #unconfirmedBytes = 0;
-  /** Worker mode: the ticket of the batch in flight, once someone flushed while it was. */
+  /** The ticket of the batch in flight, once someone flushed while it was. */
   #inFlightTicket: Ticket | undefined;
   readonly #snapshot: RouterSnapshot;
   readonly #refs: MessageRefs;
@@ -64,20 +61,10 @@ export class SqliteStore implements RouterStore {
   private constructor(options: SqliteStoreOptions) {
     const { db, file, loaded } = openDatabase(options);
     this.file = file;
-    if (options.commitWorker === true) {
-      // The worker takes the file over: this connection's exclusive lock has to go first.
-      db.close();
-      this.#inline = undefined;
-      this.#worker = new CommitWorker(file, options.synchronous ?? "full");
-    } else {
-      const writer = new Writer(db);
-      const transaction = db.transaction(() => {
-        writer.apply(this.#pending);
-        this.#hooks.beforeCommit?.();
-      });
-      this.#inline = { db, transaction };
-      this.#worker = undefined;
-    }
+    // Commits run on a worker thread, which takes the file over: this connection's exclusive lock
+    // has to go first.
+    db.close();
+    this.#worker = new CommitWorker(file, options.synchronous ?? "full");
     this.#hooks = options.hooks ?? {};
     this.#commitDelayMs = options.commitDelayMs ?? 0;
     this.#backoff = options.retryBackoffMs ?? { initial: 100, max: 5000 };
@@ -149,7 +136,7 @@ export class SqliteStore implements RouterStore {
   flush(): Promise<void> {
     if (this.#closed) return Promise.reject(new StoreError("closed", `${this.file} is closed`));
     if (this.#pending.isEmpty && this.#unconfirmed.length === 0) return COMMITTED;
-    if (this.#pending.isEmpty && this.#worker?.busy === true) {
+    if (this.#pending.isEmpty && this.#worker.busy) {
       // Everything recorded so far is in the batch in flight.
       this.#inFlightTicket ??= newTicket();
       return this.#inFlightTicket.committed;
@@ -172,8 +159,7 @@ export class SqliteStore implements RouterStore {
       this.#scheduled?.cancel();
       this.#scheduled = undefined;
       this.#closed = true;
-      this.#inline?.db.close();
-      await this.#worker?.close();
+      await this.#worker.close();
       this.#ticket?.reject(new StoreError("closed", `${this.file} closed before a commit`));
       this.#ticket = undefined;
     }
@@ -292,8 +278,8 @@ export class SqliteStore implements RouterStore {
   }
 
   #schedule(): void {
-    // Worker mode: the reply to the batch in flight schedules the next.
-    if (this.#scheduled !== undefined || this.#worker?.busy === true) return;
+    // The reply to the batch in flight schedules the next.
+    if (this.#scheduled !== undefined || this.#worker.busy) return;
     const now = performance.now();
     // After a failure the retry waits out its backoff, however much is recorded meanwhile.
     const busy = this.#commitDelayMs > 0 && now - this.#lastCommitEnd < this.#commitDelayMs;
@@ -307,37 +293,13 @@ export class SqliteStore implements RouterStore {
     }
   }
 
-  // One transaction for everything pending; settles the ticket every flush() since the last one got.
-  #commit(): void {
-    this.#scheduled = undefined;
-    if (this.#worker !== undefined) {
-      this.#commitOnWorker(this.#worker);
-      return;
-    }
-    const ticket = this.#ticket;
-    this.#ticket = undefined;
-    if (!this.#pending.isEmpty && this.#inline !== undefined) {
-      const started = performance.now();
-      const operations = this.#pending.size;
-      try {
-        this.#inline.transaction();
-      } catch (cause) {
-        // The transaction rolled back: the file holds the previous commit, and the pending
-        // changes are kept, still the difference to it, for the next commit to retry.
-        this.#failed(ticket, operations, cause);
-        return;
-      }
-      this.#pending.clear();
-      this.#pendingBytes = 0;
-      this.#committed(operations, started);
-    }
-    ticket?.resolve();
-  }
-
   // Hands what is pending (after any batch owed a retry) to the worker as one transaction.
   // Changes recorded meanwhile are the difference to the file *after* that batch, so a failed
   // batch is retried first, with the next one, in order.
-  #commitOnWorker(worker: CommitWorker): void {
+  // Settles the ticket every flush() since the last one got.
+  #commit(): void {
+    this.#scheduled = undefined;
+    const worker = this.#worker;
     if (worker.busy) return;
     const ticket = this.#ticket;
     this.#ticket = undefined;

@@ -25,11 +25,10 @@ export function useTempDir(): { readonly path: string } {
 }
 
 /** A store in `dataDir` that records its commits; `fail` returning true makes a commit fail. */
-export function openCounting(dataDir: string, options: { readonly fail?: () => boolean; readonly commitWorker?: boolean } = {}): { store: SqliteStore; commits: CommitInfo[] } {
+export function openCounting(dataDir: string, options: { readonly fail?: () => boolean } = {}): { store: SqliteStore; commits: CommitInfo[] } {
   const commits: CommitInfo[] = [];
   const store = SqliteStore.open({
     dataDir,
-    ...(options.commitWorker === undefined ? {} : { commitWorker: options.commitWorker }),
     hooks: {
       onCommit: (info) => commits.push(info),
       beforeCommit: () => {

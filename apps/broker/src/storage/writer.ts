@@ -123,25 +123,3 @@ export function runWrites(statements: readonly Database.Statement[], writes: Row
     statement.run(...params);
   }
 }
-
-/** Prepared statements for every row change, on this thread. */
-export class Writer {
-  readonly #statements: readonly Database.Statement[];
-  readonly #writes: RowWrites = [];
-
-  constructor(db: Database.Database) {
-    this.#statements = WRITER_SQL.map((sql) => db.prepare(sql));
-  }
-
-  /** Writes every pending change. Call inside a transaction. */
-  apply(p: PendingChanges): void {
-    const writes = this.#writes;
-    writes.length = 0;
-    rowWrites(p, writes);
-    try {
-      runWrites(this.#statements, writes);
-    } finally {
-      writes.length = 0; // holds payloads: not past the commit
-    }
-  }
-}
