@@ -124,6 +124,14 @@ export class ClientHandler implements ClientSessionHost {
     this.#session.disconnect(reasonCode, reasonString);
   }
 
+  /**
+   * Another node claimed this connection's session: what waits here unsent is dropped (its writes
+   * are refused by the store), then DISCONNECT 0x8E (see ClientSession.takenOverElsewhere).
+   */
+  takenOverElsewhere(reasonString?: string): void {
+    this.#session.takenOverElsewhere(reasonString);
+  }
+
   /** {@link ClientSessionHost}: the socket. */
   send(bytes: Uint8Array): void {
     const transport = this.#transport;

@@ -142,6 +142,21 @@ export class ClientSession<H extends ClientSessionHost = ClientSessionHost> impl
     this.#flush();
   }
 
+  /**
+   * Another node of a cluster claimed this session: the store refuses this node's writes for it
+   * from the claim on, so nothing still waiting here to be sent may reach the client — a delivery
+   * whose packet id was not stored would come again from the new owner as a new message (DUP=0),
+   * an acknowledgement may promise what was not stored. Those packets are dropped, then the
+   * connection ends with DISCONNECT 0x8E (Session taken over). The new owner sends the client
+   * what the store holds.
+   */
+  takenOverElsewhere(reasonString?: string): void {
+    this.#hold?.cancel();
+    this.#s.output.discardUnsent();
+    this.#s.conn.disconnect(ReasonCode.SessionTakenOver, reasonString);
+    this.#flush();
+  }
+
   /** Takes the next budget of input held back (see {@link ClientSessionHost.resumeInputLater}). */
   resumeInput(): void {
     this.#resumeInputScheduled = false;

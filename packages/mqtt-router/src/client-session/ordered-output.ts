@@ -196,11 +196,19 @@ export class OrderedOutput {
    */
   withhold(err: unknown): void {
     this.#p.host.commitFailed(err, "deliveries");
+    this.discardUnsent();
+    this.#p.conn.disconnect(ReasonCode.UnspecifiedError, "storage unavailable");
+  }
+
+  /**
+   * Drops every packet not yet handed to the transport (the steps around them stay, in order):
+   * what they promise may not be stored, so the client must not see them.
+   */
+  discardUnsent(): void {
     const rest = this.#pending.splice(this.#head).filter((step) => step.kind !== "send");
     for (const step of rest) this.#pending.push(step);
     const lane = this.#laneSteps.splice(0).filter((step) => step.kind !== "send");
     for (const step of lane) this.#laneSteps.push(step);
-    this.#p.conn.disconnect(ReasonCode.UnspecifiedError, "storage unavailable");
   }
 
   /**

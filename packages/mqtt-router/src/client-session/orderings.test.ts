@@ -92,6 +92,28 @@ describe("client session: acknowledgements wait for the commit", () => {
   });
 });
 
+describe("client session: taken over by another node", () => {
+  it("drops a delivery and an acknowledgement waiting for a commit, then sends DISCONNECT 0x8E", async () => {
+    const world = new World();
+    const sub = await world.connected("sub");
+    sub.send(subscribe("t", 1));
+    await settle();
+    await world.commits.commit();
+    const pub = await world.connected("pub");
+    // Routed to sub and acknowledged to pub once committed; the other node's claim comes first,
+    // so this node's writes for both are refused: neither client may see what they promise.
+    pub.send(publish("t", 9));
+    await settle();
+    sub.session.takenOverElsewhere("moved");
+    pub.session.takenOverElsewhere("moved");
+    await world.commits.commit();
+    expect(types(sub.host.packets)).toEqual(["connack", "suback", "disconnect"]);
+    expect(sub.host.packets[2]).toMatchObject({ reasonCode: ReasonCode.SessionTakenOver });
+    expect(types(pub.host.packets)).toEqual(["connack", "disconnect"]);
+    expect(sub.host.closes).toBe(1);
+  });
+});
+
 describe("client session: CONNACK", () => {
   it("waits for the commit of the session claim", async () => {
     const world = new World();
