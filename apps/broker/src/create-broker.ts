@@ -20,6 +20,7 @@ import { ClusterKeys } from "./cluster/keys.js";
 import { startLivenessLoop, type LivenessLoop } from "./cluster/liveness-loop.js";
 import { registerClusterMetrics } from "./cluster/liveness-metrics.js";
 import { startClusterRouting, type ClusterRouting } from "./cluster/routing/cluster-routing.js";
+import type { SettleMoved } from "./cluster/routing/handoff.js";
 import { observeRouting } from "./cluster/routing/routing-metrics.js";
 import { giveUpSession } from "./cluster/session-handoff.js";
 import { configFromObject, type BrokerSettings } from "./config/from-object.js";
@@ -260,7 +261,7 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
   const liveness =
     redis === undefined
       ? undefined
-      : await startLiveness(config, redis.store, broker, log).catch(async (cause: unknown) => {
+      : await startLiveness(config, redis.store, broker, log, routing?.settleMoved).catch(async (cause: unknown) => {
           await broker.close(0);
           await routing?.close();
           await redis.stopListening();
@@ -372,8 +373,9 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
 }
 
 // A cluster node's heartbeat, and its share of adopting the sessions of nodes found dead.
-async function startLiveness(config: BrokerConfig, store: RedisStore, broker: Broker, log: Logger): Promise<LivenessLoop> {
+async function startLiveness(config: BrokerConfig, store: RedisStore, broker: Broker, log: Logger, settle: SettleMoved | undefined): Promise<LivenessLoop> {
   return startLivenessLoop({
+    ...(settle === undefined ? {} : { settle }),
     url: config.redis.url ?? "",
     keys: new ClusterKeys(config.redis.prefix),
     nodeId: store.nodeId,

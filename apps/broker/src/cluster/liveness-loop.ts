@@ -8,6 +8,7 @@
 import { Redis } from "ioredis";
 import type { ClusterKeys } from "./keys.js";
 import { Liveness, type ClusterView } from "./liveness.js";
+import type { SettleMoved } from "./routing/handoff.js";
 import { adoptSessionsOf, type OrphanSource } from "./wills-adoption.js";
 
 /** Settings of {@link startLivenessLoop}. */
@@ -18,6 +19,8 @@ export interface LivenessLoopOptions {
   readonly timeoutMs: number;
   readonly store: OrphanSource;
   readonly router: Parameters<typeof adoptSessionsOf>[4];
+  /** Installs an adopted session after the replay its route base owes it (cluster routing's). */
+  readonly settle?: SettleMoved;
   /** Sessions of a dead node were adopted here (for the log). */
   readonly onAdopted: (deadNode: string, clientIds: readonly string[]) => void;
   /** A round failed (for the log; the next round tries again). */
@@ -53,7 +56,7 @@ export async function startLivenessLoop(options: LivenessLoopOptions): Promise<L
     view = await liveness.survey();
     if (now - beatingSince < options.timeoutMs) return;
     for (const dead of view.dead) {
-      const adopted = await adoptSessionsOf(dead, redis, options.keys, options.store, options.router);
+      const adopted = await adoptSessionsOf(dead, redis, options.keys, options.store, options.router, options.settle);
       if (adopted.length > 0) options.onAdopted(dead, adopted);
       await liveness.forget(dead);
     }

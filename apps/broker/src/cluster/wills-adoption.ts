@@ -4,18 +4,27 @@
  * connect path uses, conditional on the dead node's token, so exactly one survivor wins it and a
  * client that reconnected to any node first keeps its session (its will is not fired). The
  * adopted session is restored as disconnected from now, as a restart restores one that was
- * connected when the process died; a client that reconnects later takes it from this node as
- * from any other.
+ * connected when the process died, after the messages routed since the dead node's last read
+ * are appended to it (its route base, as for a session moving between live nodes); a client that
+ * reconnects later takes it from this node as from any other.
  * @module
  */
 import type { Router, SessionSnapshot } from "@handoff/mqtt-router";
 import type { Redis } from "ioredis";
 import type { ClusterKeys } from "./keys.js";
+import type { SettleMoved } from "./routing/handoff.js";
+import type { RouteBase } from "./take-session.js";
 
 /** What adoption needs of the store (RedisStore.takeOrphan). */
 export interface OrphanSource {
-  takeOrphan(clientId: string, token: string): Promise<{ readonly lost: true } | { readonly lost: false; readonly stored: SessionSnapshot | undefined }>;
+  takeOrphan(clientId: string, token: string): Promise<{ readonly lost: true } | { readonly lost: false; readonly stored: SessionSnapshot | undefined; readonly routeBase: RouteBase | undefined }>;
 }
+
+// Without cluster routing (unit tests), an adopted session is installed at once.
+const atOnce: SettleMoved = (_clientId, stored, _routeBase, install) => {
+  install(stored);
+  return Promise.resolve();
+};
 
 /** The client ids `node` owns, with the token it holds each under, among the stored sessions. */
 export async function sessionsOwnedBy(redis: Redis, keys: ClusterKeys, node: string): Promise<{ readonly clientId: string; readonly token: string }[]> {
@@ -31,13 +40,15 @@ export async function sessionsOwnedBy(redis: Redis, keys: ClusterKeys, node: str
  * Adopts every session `deadNode` still owns into `router`; resolves with the client ids adopted.
  * Rejects when Redis fails (what was adopted stays adopted; the rest is tried at the next survey).
  */
-export async function adoptSessionsOf(deadNode: string, redis: Redis, keys: ClusterKeys, store: OrphanSource, router: Pick<Router, "forget" | "restore">): Promise<string[]> {
+export async function adoptSessionsOf(deadNode: string, redis: Redis, keys: ClusterKeys, store: OrphanSource, router: Pick<Router, "forget" | "restore">, settle: SettleMoved = atOnce): Promise<string[]> {
   const adopted: string[] = [];
   for (const { clientId, token } of await sessionsOwnedBy(redis, keys, deadNode)) {
     const taken = await store.takeOrphan(clientId, token);
     if (taken.lost || taken.stored === undefined) continue;
-    router.forget(clientId);
-    router.restore({ sessions: [taken.stored], retained: [] });
+    await settle(clientId, taken.stored, taken.routeBase, (snapshot) => {
+      router.forget(clientId);
+      router.restore({ sessions: [snapshot], retained: [] });
+    });
     adopted.push(clientId);
   }
   return adopted;

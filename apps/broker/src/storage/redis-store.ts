@@ -260,15 +260,15 @@ export class RedisStore implements RouterStore {
    * Takes the session a dead node held under `token` (cluster/wills-adoption.ts): claimed for this
    * node only while that token is still the owner's, so a client that reconnected to any node
    * first keeps it; the claim and the read are one script. Resolves with what Redis holds
-   * (undefined: no session stored), or `lost` when another node holds the id now.
+   * (undefined: no session stored) and its route base, or `lost` when another node holds the id now.
    */
-  async takeOrphan(clientId: string, token: string): Promise<{ readonly lost: true } | { readonly lost: false; readonly stored: SessionSnapshot | undefined }> {
+  async takeOrphan(clientId: string, token: string): Promise<{ readonly lost: true } | { readonly lost: false; readonly stored: SessionSnapshot | undefined; readonly routeBase: RouteBase | undefined }> {
     const taken = await takeOrphanScript(this.#redis, this.#keys, this.#nodeId, clientId, token);
     if (taken === undefined) return { lost: true };
     this.#abandon(clientId);
     this.#tokens.set(clientId, taken.claim.token);
     this.#takenClaims.add(clientId);
-    return { lost: false, stored: taken.stored === undefined ? undefined : decodeRawSession(clientId, taken.stored) };
+    return { lost: false, stored: taken.stored === undefined ? undefined : decodeRawSession(clientId, taken.stored), routeBase: taken.routeBase };
   }
 
   /**

@@ -15,7 +15,7 @@ import type { Logger } from "pino";
 import type { RedisStore } from "../../storage/redis-store.js";
 import type { Displaceable } from "../session-handoff.js";
 import type { ClusterKeys } from "../keys.js";
-import { loadSessionRouted } from "./handoff.js";
+import { loadSessionRouted, settleMovedSession, type SettleMoved } from "./handoff.js";
 import { RouteReader } from "./route-reader.js";
 import { RoutingCounters } from "./routing-metrics.js";
 import { compareIds, earliestId } from "./stream-id.js";
@@ -34,6 +34,8 @@ export interface ClusterRoutingOptions {
 export interface ClusterRouting {
   /** The broker's `loadSession`: a session moving here gets what was routed meanwhile, once. */
   readonly loadSession: (router: Router<Displaceable>, clientId: string) => Promise<void>;
+  /** A dead node's session adopted here gets what was routed since that node last read, once. */
+  readonly settleMoved: SettleMoved;
   readonly counters: RoutingCounters;
   /**
    * The router's `onPublished`: a message accepted here (a client's publish or a will) is
@@ -82,6 +84,7 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
   });
   const query = store.connection();
   reader.start();
+  const handoff = { store, reader, query, stream: keys.routes, now: options.now ?? Date.now };
   const housekeeping = setInterval(() => {
     void trimAndSample(query, keys, reader.position, counters).catch((err: unknown) => {
       log.debug({ err }, "routes stream: housekeeping failed");
@@ -95,7 +98,8 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
       store.routeAppended(message.origin, message);
       counters.out += 1;
     },
-    loadSession: loadSessionRouted({ store, reader, query, stream: keys.routes, now: options.now ?? Date.now }),
+    loadSession: loadSessionRouted(handoff),
+    settleMoved: settleMovedSession(handoff),
     counters,
     close: async () => {
       clearInterval(housekeeping);

@@ -11,10 +11,11 @@
  * passed yet (they were routed here before the session was); from `p` on, the reader routes into
  * the session like into any other. The replay's deliveries and the route base's deletion go out
  * in one fenced batch: until it commits, the base stays in Redis, so a crash here leaves the next
- * owner the same computation.
+ * owner the same computation. A survivor adopting a dead node's session does the same from the
+ * route base its claim recorded, so messages routed while nobody read for that session reach it.
  * @module
  */
-import type { Message, Router } from "@handoff/mqtt-router";
+import type { Message, Router, SessionSnapshot } from "@handoff/mqtt-router";
 import type { Redis } from "ioredis";
 import type { RedisStore } from "../../storage/redis-store.js";
 import { giveUpSession, type Displaceable } from "../session-handoff.js";
@@ -34,26 +35,47 @@ export interface HandoffDeps {
   readonly now: () => number;
 }
 
+/**
+ * Installs a session taken from another node (`install` puts the snapshot in the router) once the
+ * messages its route base owes it are appended to it (see the module doc); without a route base,
+ * at once. Used for a client connecting here and for a dead node's session adopted here.
+ */
+export type SettleMoved = (clientId: string, stored: SessionSnapshot, routeBase: RouteBase | undefined, install: (snapshot: SessionSnapshot) => void) => Promise<void>;
+
+/** The {@link SettleMoved} of a routed cluster node. */
+export function settleMovedSession(deps: HandoffDeps): SettleMoved {
+  return async (clientId, stored, routeBase, install) => {
+    if (routeBase === undefined) {
+      install(stored);
+      return;
+    }
+    await deps.reader.hold(laterId(routeBase.cursor, routeBase.tip), async (position) => {
+      const entries = compareIds(position, routeBase.cursor) > 0 ? await readRange(deps.query, deps.stream, routeBase.cursor, position) : [];
+      // One synchronous run from here to the install: what this node appends from then on is
+      // routed into the session here, what it appended before is in the replay.
+      const replayed = replayInto(stored, owedMessages(deps.store, routeBase, entries), deps.now());
+      for (const d of replayed.added) deps.store.deliveryQueued(clientId, d.seq, d.delivery);
+      deps.store.routeBaseSettled(clientId);
+      install(replayed.snapshot);
+    });
+  };
+}
+
 /** The broker's `loadSession` in a routed cluster. */
 export function loadSessionRouted(deps: HandoffDeps): (router: Router<Displaceable>, clientId: string) => Promise<void> {
+  const settle = settleMovedSession(deps);
   return async (router, clientId) => {
     const taken = await deps.store.takeSession(clientId, () => {
       giveUpSession(router, clientId);
     });
     if (taken.current) return;
     const { stored, routeBase } = taken;
-    if (stored === undefined || routeBase === undefined) {
-      router.adopt(clientId, stored);
+    if (stored === undefined) {
+      router.adopt(clientId, undefined);
       return;
     }
-    await deps.reader.hold(laterId(routeBase.cursor, routeBase.tip), async (position) => {
-      const entries = compareIds(position, routeBase.cursor) > 0 ? await readRange(deps.query, deps.stream, routeBase.cursor, position) : [];
-      // One synchronous run from here to the adoption: what this node appends from then on is
-      // routed into the session here, what it appended before is in the replay.
-      const replayed = replayInto(stored, owedMessages(deps.store, routeBase, entries), deps.now());
-      for (const d of replayed.added) deps.store.deliveryQueued(clientId, d.seq, d.delivery);
-      deps.store.routeBaseSettled(clientId);
-      router.adopt(clientId, replayed.snapshot);
+    await settle(clientId, stored, routeBase, (snapshot) => {
+      router.adopt(clientId, snapshot);
     });
   };
 }
