@@ -19,8 +19,8 @@ import { Authenticator, type AuthSummary } from "./auth/index.js";
 import { ClusterKeys } from "./cluster/keys.js";
 import { startLivenessLoop, type LivenessLoop } from "./cluster/liveness-loop.js";
 import { registerClusterMetrics } from "./cluster/liveness-metrics.js";
-import { startClusterRouting, type ClusterRouting } from "./cluster/routing/cluster-routing.js";
-import type { SettleMoved } from "./cluster/routing/handoff.js";
+import { clusterRouterOptions, startClusterRouting, type ClusterRouting } from "./cluster/routing/cluster-routing.js";
+import { SharedGroupsRouting } from "./cluster/routing/shared-groups.js";
 import { observeRouting } from "./cluster/routing/routing-metrics.js";
 import { giveUpSession } from "./cluster/session-handoff.js";
 import { configFromObject, type BrokerSettings } from "./config/from-object.js";
@@ -193,6 +193,10 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
   const access = accessFrom(auth);
   // Started right after the broker, before any connection can ask for it (cluster/routing/).
   let routing: ClusterRouting | undefined;
+  // Made before the router, which tells it its shared groups as it restores sessions.
+  const groups = redis === undefined ? undefined : new SharedGroupsRouting(redis.store.nodeId, (change) => {
+    redis.store.shareChanged(change);
+  });
   const broker = new Broker({
     ...(store === undefined ? {} : { store }),
     ...(restored === undefined ? {} : { restore: restored }),
@@ -231,6 +235,7 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
       maxSubscriptionsPerSession: limits.maxSubscriptionsPerSession,
       maxRetainedMessages: limits.maxRetainedMessages,
       maxRetainedBytes: limits.maxRetainedBytes,
+      ...(groups === undefined ? {} : clusterRouterOptions(groups)),
       // Every message the router accepted passes here once; the broker's own ($SYS, no origin) is not reported.
       onPublished: (message: Message) => {
         routing?.published(message);
@@ -243,7 +248,7 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
     if (giveUpSession(broker.router, clientId)) log.warn({ clientId }, "session claimed by another node; its connection here is closed (0x8E)");
   };
   // In a cluster every message accepted here goes to the other nodes too.
-  if (redis !== undefined) routing = startClusterRouting({ router: broker.router, store: redis.store, log });
+  if (redis !== undefined && groups !== undefined) routing = startClusterRouting({ router: broker.router, store: redis.store, groups, log });
   const metrics = createBrokerMetrics({ processMetrics: extra.processMetrics });
   metrics.observeRouter(broker.router);
   metrics.observeConnections(() => broker.connections);
@@ -261,7 +266,7 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
   const liveness =
     redis === undefined
       ? undefined
-      : await startLiveness(config, redis.store, broker, log, routing?.settleMoved).catch(async (cause: unknown) => {
+      : await startLiveness(config, redis.store, broker, log, routing).catch(async (cause: unknown) => {
           await broker.close(0);
           await routing?.close();
           await redis.stopListening();
@@ -373,9 +378,9 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
 }
 
 // A cluster node's heartbeat, and its share of adopting the sessions of nodes found dead.
-async function startLiveness(config: BrokerConfig, store: RedisStore, broker: Broker, log: Logger, settle: SettleMoved | undefined): Promise<LivenessLoop> {
+async function startLiveness(config: BrokerConfig, store: RedisStore, broker: Broker, log: Logger, routing: ClusterRouting | undefined): Promise<LivenessLoop> {
   return startLivenessLoop({
-    ...(settle === undefined ? {} : { settle }),
+    ...(routing === undefined ? {} : { settle: routing.settleMoved, onDead: (node: string) => { routing.nodeDead(node); } }),
     url: config.redis.url ?? "",
     keys: new ClusterKeys(config.redis.prefix),
     nodeId: store.nodeId,

@@ -10,10 +10,12 @@
 export { ClientSession, imposedKeepAlive, type Admission, type ClientSessionHost, type ClientSessionOptions, type CommitFailure, type Commits, type Hold, type SubscribeFilters } from "./client-session/index.js";
 // The router: one per broker.
 export {
+  ClusterShares,
   Router,
   RouterStats,
   SnapshotStore,
   memoryOnlyStore,
+  shareKey,
   type ArmedWill,
   type Assigned,
   type ConnectOutcome,
@@ -46,6 +48,7 @@ export {
   type SessionSnapshot,
   type SessionSubscription,
   type SessionView,
+  type ShareDecisions,
   type Stale,
   type StoredDelivery,
   type SubscribeGrant,

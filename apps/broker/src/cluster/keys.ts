@@ -82,6 +82,15 @@ export class ClusterKeys {
     return `${this.prefix}cursors`;
   }
 
+  /**
+   * Hash of where shared groups have members: field JSON [node, group, filter], value "1"; kept
+   * with the routes stream's share changes, so a node starting reads the state there and then
+   * follows the stream.
+   */
+  get shares(): string {
+    return `${this.prefix}shares`;
+  }
+
   /** The counter a node's incarnations (one per start) are allocated from. */
   get incarnations(): string {
     return `${this.prefix}incarnations`;

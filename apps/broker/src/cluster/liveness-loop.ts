@@ -21,6 +21,8 @@ export interface LivenessLoopOptions {
   readonly router: Parameters<typeof adoptSessionsOf>[4];
   /** Installs an adopted session after the replay its route base owes it (cluster routing's). */
   readonly settle?: SettleMoved;
+  /** This node took a dead node out of the cluster's set, after adopting its sessions (once cluster-wide). */
+  readonly onDead?: (deadNode: string) => void;
   /** Sessions of a dead node were adopted here (for the log). */
   readonly onAdopted: (deadNode: string, clientIds: readonly string[]) => void;
   /** A round failed (for the log; the next round tries again). */
@@ -58,7 +60,7 @@ export async function startLivenessLoop(options: LivenessLoopOptions): Promise<L
     for (const dead of view.dead) {
       const adopted = await adoptSessionsOf(dead, redis, options.keys, options.store, options.router, options.settle);
       if (adopted.length > 0) options.onAdopted(dead, adopted);
-      await liveness.forget(dead);
+      if (await liveness.forget(dead)) options.onDead?.(dead);
     }
   };
   const round = (): Promise<void> => {

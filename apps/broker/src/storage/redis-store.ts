@@ -16,11 +16,12 @@
  * the id, this node's writes for it are refused and `hooks.onFenced` reports the client id.
  * @module
  */
-import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSnapshot, SessionSubscription } from "@handoff/mqtt-router";
+import type { Assigned, Delivery, Message, RouterStore, SessionRecord, SessionSnapshot, SessionSubscription, ShareDecisions } from "@handoff/mqtt-router";
 import { Redis } from "ioredis";
 import { ClusterKeys } from "../cluster/keys.js";
 import { fencedBatch, Ownership } from "../cluster/ownership.js";
 import { openRoute, RouteAppends } from "../cluster/routing/route-appends.js";
+import { shareField, type ShareChange } from "../cluster/routing/route-entry.js";
 import { takeOrphanScript, takeSessionScript, type RouteBase } from "../cluster/take-session.js";
 import { COMMITTED, newTicket, type Ticket } from "./commit-ticket.js";
 import { StoreError, StoreOpenError } from "./errors.js";
@@ -227,8 +228,18 @@ export class RedisStore implements RouterStore {
    * Appends `message`, routed here just now, to the routes stream in the same batch as its
    * deliveries, fenced by its publisher's token (`clientId`): a node fenced out cannot append.
    */
-  routeAppended(clientId: string | undefined, message: Message): void {
-    this.#record(clientId, this.appends.command(this.#keys.routes, message));
+  routeAppended(clientId: string | undefined, message: Message, shares: ShareDecisions): void {
+    this.#record(clientId, this.appends.command(this.#keys.routes, message, shares));
+  }
+
+  /**
+   * Records where a shared group has members (the hash a starting node reads) and appends the
+   * change to the routes stream, which the running nodes follow; in the next batch.
+   */
+  shareChanged(change: ShareChange): void {
+    const field = shareField(change.node, change.group, change.filter);
+    this.#record(undefined, change.present ? ["HSET", this.#keys.shares, field, "1"] : ["HDEL", this.#keys.shares, field]);
+    this.#record(undefined, this.appends.shareCommand(this.#keys.routes, change));
   }
 
   /** True while {@link RedisStore.routingRemote} runs. */

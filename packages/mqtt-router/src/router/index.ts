@@ -2,6 +2,7 @@
  * The MQTT router: sessions, subscriptions, retained messages and exact delivery across takeover.
  * @module
  */
+export { ClusterShares, shareKey, type ShareDecisions } from "./cluster-shares.js";
 export { Deadlines, type Deadline } from "./deadlines.js";
 export type { DeliveryContext, EnqueueOutcome, OverflowPolicy } from "./delivery.js";
 export { isExpired, messageSize, remainingExpiry, type Delivery, type Message, type MessageProperties } from "./message.js";

@@ -74,9 +74,12 @@ class Planning {
   // Each session's read check runs once per message, however many of its filters match.
   #verdicts: Map<Session, boolean> | undefined;
 
+  #sharedCopy: SharedCopy | undefined;
+
   /** Builds the plan (see {@link planDelivery}). */
-  run(message: Message, indexes: PlanIndexes): DeliveryPlan<Session> {
+  run(message: Message, indexes: PlanIndexes, sharedCopy: SharedCopy | undefined): DeliveryPlan<Session> {
     this.#message = message;
+    this.#sharedCopy = sharedCopy;
     const targets: PlanTarget<Session>[] = [];
     this.#targets = targets;
     try {
@@ -95,6 +98,7 @@ class Planning {
       this.#firstIds = NO_IDS;
       this.#merged = undefined;
       this.#verdicts = undefined;
+      this.#sharedCopy = undefined;
     }
     return { message, targets };
   }
@@ -142,6 +146,7 @@ class Planning {
     const message = this.#message;
     if (message === undefined) return;
     // Shared subscriptions are not subject to no-local [MQTT-3.8.3-4] forbids it on SUBSCRIBE.
+    if (this.#sharedCopy !== undefined && !this.#sharedCopy(message, group.name, group.filter)) return;
     const member = group.pick(message.qos > 0);
     if (member === undefined) return;
     const { session, subscription } = member;
@@ -158,17 +163,20 @@ function target(message: Message, session: Session, granted: QoS, retain: boolea
 /** The instance {@link planDelivery} reuses; taken while a run is under way (a read check may publish). */
 let spare: Planning | undefined = new Planning();
 
+/** Whether a shared group's copy of a message is delivered here (see RouterOptions.sharedCopy). */
+export type SharedCopy = (message: Message, group: string, filter: string) => boolean;
+
 /**
  * Builds the plan for `message`: one copy per session with plain matches (overlapping
  * subscriptions merged: the highest granted QoS, every Subscription Identifier [MQTT-3.3.4-3..5],
  * retain-as-published if any match asks for it), plus one copy per matching shared group to one
- * chosen member.
+ * chosen member (of the groups `sharedCopy` leaves here, when given).
  */
-export function planDelivery(message: Message, indexes: PlanIndexes): DeliveryPlan<Session> {
+export function planDelivery(message: Message, indexes: PlanIndexes, sharedCopy?: SharedCopy): DeliveryPlan<Session> {
   const planning = spare ?? new Planning();
   spare = undefined;
   try {
-    return planning.run(message, indexes);
+    return planning.run(message, indexes, sharedCopy);
   } finally {
     spare = planning;
   }

@@ -36,7 +36,7 @@ const NONE: readonly string[] = [];
 
 /** Plans `message` and remembers the plan as not executed yet. */
 export function plan(state: RouterState, message: Message): DeliveryPlan {
-  const planned = planDelivery(message, state.index.indexes);
+  const planned = planDelivery(message, state.index.indexes, state.settings.sharedCopy);
   state.unexecuted.set(planned, planned.targets);
   return planned;
 }

@@ -53,6 +53,19 @@ export interface RouterOptions {
    * {@link Router.execute}; it must not throw.
    */
   readonly onPublished?: (message: Message) => void;
+  /**
+   * For routers that share `$share` groups with others (a cluster's nodes, see
+   * `ClusterShares`): asked for each shared group a message matches here, before a member is
+   * picked; false leaves the group's one copy to another router. Absent: every matching group
+   * gets its copy here. Called synchronously while planning; it must not throw.
+   */
+  readonly sharedCopy?: (message: Message, group: string, filter: string) => boolean;
+  /**
+   * Told when a shared group gets its first member here (`present` true) or loses its last
+   * (false), also as sessions are restored, adopted or forgotten: where a group has members is
+   * what another router needs to leave copies to this one.
+   */
+  readonly onSharedGroup?: (group: string, filter: string, present: boolean) => void;
 }
 
 /** The bounds and policies in force, defaults filled in. */
@@ -66,6 +79,7 @@ export interface RouterSettings {
   readonly maxSubscriptionsPerSession: number;
   readonly retainedLimits: RetainedLimits;
   readonly onPublished: ((message: Message) => void) | undefined;
+  readonly sharedCopy: ((message: Message, group: string, filter: string) => boolean) | undefined;
 }
 
 const DEFAULT_LIMITS: QueueLimits = { maxCount: 10_000, maxBytes: 64 * 1024 * 1024 };
@@ -85,5 +99,6 @@ export function resolveSettings(options: RouterOptions): RouterSettings {
       maxBytes: options.maxRetainedBytes ?? Number.POSITIVE_INFINITY,
     },
     onPublished: options.onPublished,
+    sharedCopy: options.sharedCopy,
   };
 }

@@ -51,7 +51,7 @@ export function createState(options: RouterOptions): RouterState {
     settings: resolveSettings(options),
     stats: new RouterStats(),
     sessions: new Map(),
-    index: new SubscriptionIndex(),
+    index: new SubscriptionIndex(options.onSharedGroup),
     retained: new RetainedStore(),
     timers: new Deadlines<Timer>(),
     unexecuted: new WeakMap(),

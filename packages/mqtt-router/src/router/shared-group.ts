@@ -16,6 +16,12 @@ export class SharedGroup {
   readonly members = new Map<string, Member>();
   #cursor = 0;
 
+  /** `name` is the ShareName, `filter` the topic filter it shares. */
+  constructor(
+    readonly name: string,
+    readonly filter: string,
+  ) {}
+
   /**
    * Picks the member to receive the next message: round-robin among connected members,
    * preferring one that is not behind; an offline member only when none is connected (and only

@@ -18,6 +18,12 @@ export class SubscriptionIndex {
   };
   /** Members across all shared groups (metrics read it per scrape, so it is kept, not counted). */
   #sharedMembers = 0;
+  readonly #onSharedGroup: ((group: string, filter: string, present: boolean) => void) | undefined;
+
+  /** `onSharedGroup` is told when a shared group gets its first member here or loses its last. */
+  constructor(onSharedGroup?: (group: string, filter: string, present: boolean) => void) {
+    this.#onSharedGroup = onSharedGroup;
+  }
 
   /** How many subscriptions are indexed (plain and shared). */
   get size(): number {
@@ -32,12 +38,15 @@ export class SubscriptionIndex {
       return;
     }
     let group = shared.get(subscription.share.filter, subscription.share.group);
+    let created = false;
     if (group === undefined) {
-      group = new SharedGroup();
+      group = new SharedGroup(subscription.share.group, subscription.share.filter);
       shared.set(subscription.share.filter, subscription.share.group, group);
+      created = true;
     }
     if (!group.members.has(session.clientId)) this.#sharedMembers += 1;
     group.members.set(session.clientId, { session, subscription });
+    if (created) this.#onSharedGroup?.(group.name, group.filter, true);
   }
 
   /** Removes one subscription of `session`; an emptied shared group goes too. */
@@ -50,6 +59,9 @@ export class SubscriptionIndex {
     const group = shared.get(subscription.share.filter, subscription.share.group);
     if (group === undefined) return;
     if (group.members.delete(session.clientId)) this.#sharedMembers -= 1;
-    if (group.members.size === 0) shared.delete(subscription.share.filter, subscription.share.group);
+    if (group.members.size === 0) {
+      shared.delete(subscription.share.filter, subscription.share.group);
+      this.#onSharedGroup?.(group.name, group.filter, false);
+    }
   }
 }

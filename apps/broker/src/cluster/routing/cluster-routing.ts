@@ -6,24 +6,29 @@
  * nodes' entries into its sessions, connected or not (an offline session is delivered into by the
  * node holding its token). The stream is one total order, so per publisher the order of
  * acceptance is the order everywhere (router invariant 3), and retained messages, written by the
- * accepting node, are applied by every node in that order. The stream is trimmed below the
- * slowest committed cursor.
+ * accepting node, are applied by every node in that order. `$share` groups get one copy each
+ * cluster-wide: the accepting node decides which node delivers it (shared-groups.ts). The stream
+ * is trimmed below the slowest committed cursor.
  * @module
  */
-import type { Message, Router } from "@handoff/mqtt-router";
+import type { Message, Router, RouterOptions } from "@handoff/mqtt-router";
 import type { Logger } from "pino";
 import type { RedisStore } from "../../storage/redis-store.js";
 import type { Displaceable } from "../session-handoff.js";
 import type { ClusterKeys } from "../keys.js";
 import { loadSessionRouted, settleMovedSession, type SettleMoved } from "./handoff.js";
+import { parseShareFields } from "./route-entry.js";
 import { RouteReader } from "./route-reader.js";
 import { RoutingCounters } from "./routing-metrics.js";
+import type { SharedGroupsRouting } from "./shared-groups.js";
 import { compareIds, earliestId } from "./stream-id.js";
 
 /** Settings of {@link startClusterRouting}. */
 export interface ClusterRoutingOptions {
   readonly router: Router<Displaceable>;
   readonly store: RedisStore;
+  /** The shared groups' routing, the router's `sharedCopy` and `onSharedGroup` (see {@link clusterRouterOptions}). */
+  readonly groups: SharedGroupsRouting;
   readonly log: Logger;
   /** How often the stream is trimmed and the lag sampled, ms. Default 1000. */
   readonly housekeepingMs?: number;
@@ -42,6 +47,8 @@ export interface ClusterRouting {
    * appended to the stream in the batch of its deliveries, fenced by its publisher's token.
    */
   published(message: Message): void;
+  /** A node was found dead (and taken out of the cluster's set) here: its shared-group memberships go. */
+  nodeDead(node: string): void;
   /** Stops reading (the store closes on its own). */
   close(): Promise<void>;
 }
@@ -49,9 +56,22 @@ export interface ClusterRouting {
 // Server topics stay on their node: each node publishes its own `$SYS`.
 const local = (message: Message): boolean => message.topic.startsWith("$SYS/");
 
+/**
+ * The router options of a cluster node: its `$share` groups' copies as `groups` decides (a
+ * server topic's stay here), its groups' memberships told to `groups`.
+ */
+export function clusterRouterOptions(groups: SharedGroupsRouting): Pick<RouterOptions, "sharedCopy" | "onSharedGroup"> {
+  return {
+    sharedCopy: (message, group, filter) => local(message) || groups.sharedCopy(message, group, filter),
+    onSharedGroup: (group, filter, present) => {
+      groups.localChanged(group, filter, present);
+    },
+  };
+}
+
 /** Starts this node's reader; the broker hands {@link ClusterRouting.published} every accepted message. */
 export function startClusterRouting(options: ClusterRoutingOptions): ClusterRouting {
-  const { router, store, log } = options;
+  const { router, store, log, groups } = options;
   const keys = store.keys;
   const counters = new RoutingCounters();
   const route = router.publish.bind(router);
@@ -66,12 +86,15 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
     start: store.routeCursor,
     apply: (entries) => {
       for (const entry of entries) {
+        if (entry.kind === "share") groups.applied(entry.change);
         if (entry.origin.node === store.nodeId) {
           store.appends.passed(entry.origin.incarnation, entry.origin.counter);
           continue;
         }
-        counters.in += 1;
-        store.routingRemote(() => route(entry.message));
+        if (entry.kind === "message") {
+          counters.in += 1;
+          counters.shareUnrouted += store.routingRemote(() => groups.routeRemote(entry, route));
+        }
       }
     },
     commit: (cursor) => {
@@ -83,7 +106,19 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
     },
   });
   const query = store.connection();
-  reader.start();
+  // Where shared groups have members, read before the stream is followed: the stream's changes
+  // from this node's cursor on then bring that state up to date, never back.
+  void query
+    .hkeys(keys.shares)
+    .then((fields) => {
+      groups.load(parseShareFields(fields));
+    })
+    .catch((err: unknown) => {
+      log.warn({ err }, "shared groups: reading where they have members failed; following the routes stream only");
+    })
+    .finally(() => {
+      reader.start();
+    });
   const handoff = { store, reader, query, stream: keys.routes, now: options.now ?? Date.now };
   const housekeeping = setInterval(() => {
     void trimAndSample(query, keys, reader.position, counters).catch((err: unknown) => {
@@ -95,12 +130,15 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
     published: (message) => {
       // Another node's message routed here is that node's append.
       if (local(message) || store.routingRemotely) return;
-      store.routeAppended(message.origin, message);
+      store.routeAppended(message.origin, message, groups.decisionsFor(message));
       counters.out += 1;
     },
     loadSession: loadSessionRouted(handoff),
     settleMoved: settleMovedSession(handoff),
     counters,
+    nodeDead: (node) => {
+      groups.nodeDead(node);
+    },
     close: async () => {
       clearInterval(housekeeping);
       await reader.close();

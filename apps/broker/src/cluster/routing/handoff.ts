@@ -83,6 +83,6 @@ export function loadSessionRouted(deps: HandoffDeps): (router: Router<Displaceab
 // The messages the session is owed besides its stored queue (see the module doc).
 function owedMessages(store: RedisStore, base: RouteBase, entries: readonly RouteEntry[]): Message[] {
   const seen = new OriginsSeen();
-  const owed = entries.filter((e) => seen.fresh(e.origin) && !(e.origin.node === base.node && compareIds(e.id, base.tip) <= 0)).map((e) => e.message);
+  const owed = entries.flatMap((e) => (e.kind === "message" && seen.fresh(e.origin) && !(e.origin.node === base.node && compareIds(e.id, base.tip) <= 0) ? [e.message] : []));
   return [...owed, ...store.appends.unread()];
 }

@@ -4,10 +4,10 @@
  * routed here before it was).
  * @module
  */
-import type { Message } from "@handoff/mqtt-router";
+import type { Message, ShareDecisions } from "@handoff/mqtt-router";
 import type { Redis } from "ioredis";
 import type { ClusterKeys } from "../keys.js";
-import { entryFields } from "./route-entry.js";
+import { entryFields, shareChangeFields, type OriginTag, type ShareChange } from "./route-entry.js";
 import { STREAM_START } from "./stream-id.js";
 
 /** One node's appends during one incarnation. */
@@ -23,10 +23,20 @@ export class RouteAppends {
   }
 
   /** The XADD of `message` to `stream`; the message counts as unread until {@link RouteAppends.passed}. */
-  command(stream: string, message: Message): (string | Buffer)[] {
+  command(stream: string, message: Message, shares: ShareDecisions): (string | Buffer)[] {
     this.#counter += 1;
     this.#unread.push({ counter: this.#counter, message });
-    return ["XADD", stream, "*", ...entryFields({ node: this.#node, incarnation: this.#incarnation, counter: this.#counter }, message)];
+    return ["XADD", stream, "*", ...entryFields(this.#tag(), message, shares)];
+  }
+
+  /** The XADD of a change of where a shared group has members. */
+  shareCommand(stream: string, change: ShareChange): string[] {
+    this.#counter += 1;
+    return ["XADD", stream, "*", ...shareChangeFields(this.#tag(), change)];
+  }
+
+  #tag(): OriginTag {
+    return { node: this.#node, incarnation: this.#incarnation, counter: this.#counter };
   }
 
   /** This node's reader passed its own entry (`incarnation`, `counter`): it and earlier ones are read. */

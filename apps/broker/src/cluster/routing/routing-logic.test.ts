@@ -1,14 +1,17 @@
 // The cursor logic of cross-node routing, without Redis: stream ids in the server's order, resent
-// appends dropped by origin tag, the own appends a moving session is owed, and its replay.
-import type { Message, SessionSnapshot } from "@handoff/mqtt-router";
+// appends dropped by origin tag, shared-group decisions and membership changes in the entries, the
+// own appends a moving session is owed, and its replay.
+import { shareKey, type Message, type SessionSnapshot } from "@handoff/mqtt-router";
 import { describe, expect, it } from "vitest";
 import { RouteAppends } from "./route-appends.js";
-import { OriginsSeen, parseEntry } from "./route-entry.js";
+import { OriginsSeen, parseEntry, parseShareFields, shareField } from "./route-entry.js";
 import { replayInto } from "./replay.js";
 import { compareIds, earliestId, laterId } from "./stream-id.js";
 
 const message = (topic: string, payload: string, extra: Partial<Message> = {}): Message => ({ topic, payload: new TextEncoder().encode(payload), qos: 1, retain: false, properties: {}, ...extra });
 const text = (m: Message): string => new TextDecoder().decode(m.payload);
+const NO_SHARES = new Map<string, string>();
+const parse = (fields: readonly (string | Buffer)[]) => parseEntry(Buffer.from("5-0"), fields.map((f) => (typeof f === "string" ? Buffer.from(f) : f)));
 
 describe("stream ids", () => {
   it("compare as numbers per part, not as strings or floats", () => {
@@ -34,19 +37,50 @@ describe("origin tags", () => {
 
   it("round-trip through the entry fields", () => {
     const appends = new RouteAppends("node one", 7);
-    const [, , , ...fields] = appends.command("routes", message("a/b", "x", { origin: "c1", retain: true }));
-    const entry = parseEntry(Buffer.from("5-0"), fields.map((f) => (typeof f === "string" ? Buffer.from(f) : f)));
-    expect(entry?.origin).toEqual({ node: "node one", incarnation: 7, counter: 1 });
-    expect(entry?.message.origin).toBe("c1");
-    expect(entry?.message.retain).toBe(true);
-    expect(entry === undefined ? undefined : text(entry.message)).toBe("x");
+    const [, , , ...fields] = appends.command("routes", message("a/b", "x", { origin: "c1", retain: true }), NO_SHARES);
+    const entry = parse(fields);
+    if (entry?.kind !== "message") throw new Error("not a message entry");
+    expect(entry.origin).toEqual({ node: "node one", incarnation: 7, counter: 1 });
+    expect(entry.message.origin).toBe("c1");
+    expect(entry.message.retain).toBe(true);
+    expect(text(entry.message)).toBe("x");
+    expect(entry.shares).toEqual(NO_SHARES);
+  });
+});
+
+describe("shared groups in the stream", () => {
+  it("a message carries the node chosen for each group's copy, whatever the names hold", () => {
+    const shares = new Map([
+      [shareKey("g", "a/#"), "n2"],
+      [shareKey('odd "name" \n', "a/+"), "node \u00e9"],
+    ]);
+    const [, , , ...fields] = new RouteAppends("n1", 1).command("routes", message("a/b", "x"), shares);
+    const entry = parse(fields);
+    expect(entry?.kind === "message" ? entry.shares : undefined).toEqual(shares);
+  });
+
+  it("a membership change round-trips, counted in the node's order of appends, and the hash's fields parse back", () => {
+    const appends = new RouteAppends("n1", 2);
+    appends.command("routes", message("t", "m"), NO_SHARES);
+    const change = { node: "n3", group: "g", filter: "a/+", present: false };
+    const [, , , ...fields] = appends.shareCommand("routes", change);
+    const entry = parse(fields);
+    expect(entry).toMatchObject({ kind: "share", origin: { node: "n1", incarnation: 2, counter: 2 }, change });
+    expect(appends.unread().map(text)).toEqual(["m"]);
+    expect(parseShareFields([shareField("n3", "g", "a/+"), "not json", '["too","few"]'])).toEqual([{ node: "n3", group: "g", filter: "a/+", present: true }]);
+  });
+
+  it("a malformed decision field decides nothing", () => {
+    const [, , , ...fields] = new RouteAppends("n1", 1).command("routes", message("a/b", "x"), NO_SHARES);
+    const entry = parse([...fields, "s", "{broken"]);
+    expect(entry?.kind === "message" ? entry.shares.size : undefined).toBe(0);
   });
 });
 
 describe("own appends", () => {
   it("stay unread until the reader passes them, in order", () => {
     const appends = new RouteAppends("n1", 3);
-    for (const p of ["a", "b", "c"]) appends.command("routes", message("t", p));
+    for (const p of ["a", "b", "c"]) appends.command("routes", message("t", p), NO_SHARES);
     appends.passed(3, 1);
     expect(appends.unread().map(text)).toEqual(["b", "c"]);
     appends.passed(2, 3); // an entry of an earlier start of this node says nothing of these

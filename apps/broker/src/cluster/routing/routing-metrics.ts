@@ -1,6 +1,7 @@
 /**
  * Metrics of cross-node routing, per node: messages this node appended to the routes stream for
- * the others, messages of other nodes it routed here, and how far its reader is behind the tip.
+ * the others, messages of other nodes it routed here, shared-group copies that found no member,
+ * and how far its reader is behind the tip.
  * @module
  */
 import { Counter, Gauge, type Registry } from "prom-client";
@@ -12,6 +13,8 @@ export class RoutingCounters {
   out = 0;
   /** Messages of other nodes routed into this node's sessions. */
   in = 0;
+  /** `$share` copies another node decided for this node that found no member of their group here (it left meanwhile). */
+  shareUnrouted = 0;
   /** Milliseconds between the stream's last entry and the last one routed here (0: caught up). */
   lagMs = 0;
 }
@@ -21,5 +24,6 @@ export function observeRouting(registry: Registry, counters: RoutingCounters): v
   const registers = [registry];
   new Counter({ name: `${METRIC_PREFIX}cluster_routed_out_total`, help: "Messages accepted on this node and appended to the routes stream for the other nodes.", registers, collect() { this.reset(); this.inc(counters.out); } });
   new Counter({ name: `${METRIC_PREFIX}cluster_routed_in_total`, help: "Messages accepted on other nodes and routed into this node's sessions.", registers, collect() { this.reset(); this.inc(counters.in); } });
+  new Counter({ name: `${METRIC_PREFIX}cluster_share_copies_unrouted_total`, help: "$share group copies decided for this node by another that found no member of the group here (its last member left meanwhile).", registers, collect() { this.reset(); this.inc(counters.shareUnrouted); } });
   new Gauge({ name: `${METRIC_PREFIX}cluster_stream_lag_ms`, help: "How far this node's routes reader is behind the stream's last entry, ms (0: caught up).", registers, collect() { this.set(counters.lagMs); } });
 }

@@ -1,0 +1,83 @@
+// One node's part in the cluster's shared groups, without Redis: the decisions it makes for the
+// messages it accepts, the ones it obeys for other nodes' messages, what it tells the others, and
+// what it withdraws at start or for a dead node.
+import { shareKey, type Message } from "@handoff/mqtt-router";
+import { describe, expect, it } from "vitest";
+import type { MessageEntry, ShareChange } from "./route-entry.js";
+import { SharedGroupsRouting } from "./shared-groups.js";
+
+const message = (topic: string): Message => ({ topic, payload: new Uint8Array(), qos: 1, retain: false, properties: {} });
+const entry = (m: Message, shares: ReadonlyMap<string, string>): MessageEntry => ({ kind: "message", id: "1-0", origin: { node: "n2", incarnation: 1, counter: 1 }, message: m, shares });
+
+function node(self = "n1") {
+  const told: ShareChange[] = [];
+  return { groups: new SharedGroupsRouting(self, (c) => told.push(c)), told };
+}
+
+describe("shared groups routing of one node", () => {
+  it("decides once per accepted message, takes its own turn here, and tells the others of its members", () => {
+    const { groups, told } = node();
+    groups.localChanged("g", "t/#", true);
+    groups.applied({ node: "n2", group: "g", filter: "t/#", present: true });
+    const first = message("t/a");
+    const second = message("t/a");
+    expect(groups.sharedCopy(first, "g", "t/#")).toBe(true);
+    expect(groups.decisionsFor(first)).toEqual(new Map([[shareKey("g", "t/#"), "n1"]]));
+    expect(groups.sharedCopy(second, "g", "t/#")).toBe(false);
+    expect(groups.decisionsFor(second)).toEqual(new Map([[shareKey("g", "t/#"), "n2"]]));
+    expect(told).toEqual([{ node: "n1", group: "g", filter: "t/#", present: true }]);
+  });
+
+  it("routes another node's message by its decisions and counts a copy decided here that found no member", () => {
+    const { groups } = node();
+    groups.localChanged("g", "t", true);
+    const m = message("t");
+    const decisions = new Map([
+      [shareKey("g", "t"), "n1"],
+      [shareKey("gone", "t"), "n1"],
+      [shareKey("h", "t"), "n3"],
+    ]);
+    const asked: boolean[] = [];
+    const unrouted = groups.routeRemote(entry(m, decisions), (routed) => {
+      asked.push(groups.sharedCopy(routed, "g", "t"), groups.sharedCopy(routed, "h", "t"));
+    });
+    expect(asked).toEqual([true, false]);
+    expect(unrouted).toBe(1); // "gone": no member here any more
+    // Outside the remote routing, the node decides again for its own messages.
+    expect(groups.sharedCopy(message("t"), "g", "t")).toBe(true);
+  });
+
+  it("withdraws at start a membership of its own its router no longer has; keeps the others'", () => {
+    const { groups, told } = node();
+    groups.localChanged("kept", "t", true);
+    told.length = 0;
+    groups.load([
+      { node: "n1", group: "kept", filter: "t", present: true },
+      { node: "n1", group: "left", filter: "t", present: true },
+      { node: "n2", group: "other", filter: "t", present: true },
+    ]);
+    expect(told).toEqual([{ node: "n1", group: "left", filter: "t", present: false }]);
+    expect(groups.decisionsFor(message("t"))).toEqual(
+      new Map([
+        [shareKey("kept", "t"), "n1"],
+        [shareKey("other", "t"), "n2"],
+      ]),
+    );
+  });
+
+  it("drops a dead node's memberships and tells the others", () => {
+    const { groups, told } = node();
+    groups.applied({ node: "n2", group: "g", filter: "t", present: true });
+    groups.applied({ node: "n3", group: "g", filter: "t", present: true });
+    groups.nodeDead("n2");
+    expect(told).toEqual([{ node: "n2", group: "g", filter: "t", present: false }]);
+    expect([...groups.decisionsFor(message("t")).values()]).toEqual(["n3"]);
+  });
+
+  it("keeps its own membership its router's, whatever the stream says of it", () => {
+    const { groups } = node();
+    groups.localChanged("g", "t", true);
+    groups.applied({ node: "n1", group: "g", filter: "t", present: false });
+    expect([...groups.decisionsFor(message("t")).values()]).toEqual(["n1"]);
+  });
+});

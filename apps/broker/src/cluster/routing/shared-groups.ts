@@ -1,0 +1,102 @@
+/**
+ * This node's part in the cluster's `$share` groups: one copy per group cluster-wide
+ * (@handoff/mqtt-router's ClusterShares). For a message accepted here, the node that delivers
+ * each matching group's copy is decided here, once, and appended with the message; the router
+ * here takes the copies decided for this node at once. A message from another node is routed with
+ * the decisions it carries. Where groups have members is told through the routes stream (and the
+ * shares hash a starting node reads): this node's own membership from its router's
+ * `onSharedGroup`, a dead node's dropped by the node that finds it dead.
+ *
+ * A copy is decided for a node that had members as far as the deciding node knew: one decided for
+ * a node whose last member left meanwhile, or that died before its sessions were adopted, reaches
+ * no member (counted, `cluster_share_copies_unrouted_total` where it is seen). A group's first
+ * member on a node gets copies once the other nodes have read that it joined (milliseconds).
+ * @module
+ */
+import { ClusterShares, shareKey, type Message, type ShareDecisions } from "@handoff/mqtt-router";
+import type { MessageEntry, ShareChange } from "./route-entry.js";
+
+/** The shared-group routing of one node. */
+export class SharedGroupsRouting {
+  readonly #self: string;
+  readonly #record: (change: ShareChange) => void;
+  readonly #shares = new ClusterShares();
+  /** The groups with members here, by share key. */
+  readonly #local = new Map<string, { readonly group: string; readonly filter: string }>();
+  readonly #decided = new WeakMap<Message, ShareDecisions>();
+  /** While another node's message is routed: its decisions, and those for this node the router took. */
+  #remote: { readonly shares: ShareDecisions; readonly taken: Set<string> } | undefined;
+  /** `record` writes a membership change to the store (hash and stream, in its next batch). */
+  constructor(self: string, record: (change: ShareChange) => void) {
+    this.#self = self;
+    this.#record = record;
+  }
+
+  /** `RouterOptions.sharedCopy`: whether this node delivers the group's copy of `message`. */
+  sharedCopy(message: Message, group: string, filter: string): boolean {
+    const key = shareKey(group, filter);
+    const remote = this.#remote;
+    if (remote === undefined) return this.decisionsFor(message).get(key) === this.#self;
+    if (remote.shares.get(key) !== this.#self) return false;
+    remote.taken.add(key);
+    return true;
+  }
+
+  /** The decisions for a message accepted here: made on the first ask, the same after. */
+  decisionsFor(message: Message): ShareDecisions {
+    let decisions = this.#decided.get(message);
+    if (decisions === undefined) this.#decided.set(message, (decisions = this.#shares.decide(message.topic)));
+    return decisions;
+  }
+
+  /**
+   * Routes another node's message (`route` plans and executes it here) under the decisions it
+   * carries; returns how many copies decided for this node found no member of their group here.
+   */
+  routeRemote(entry: MessageEntry, route: (message: Message) => void): number {
+    const remote = { shares: entry.shares, taken: new Set<string>() };
+    this.#remote = remote;
+    try {
+      route(entry.message);
+    } finally {
+      this.#remote = undefined;
+    }
+    let unrouted = 0;
+    for (const [key, node] of entry.shares) if (node === this.#self && !remote.taken.has(key)) unrouted += 1;
+    return unrouted;
+  }
+
+  /** `RouterOptions.onSharedGroup`: known here at once, told to the other nodes through the store. */
+  localChanged(group: string, filter: string, present: boolean): void {
+    const key = shareKey(group, filter);
+    if (present) this.#local.set(key, { group, filter });
+    else this.#local.delete(key);
+    this.#shares.set(this.#self, group, filter, present);
+    this.#record({ node: this.#self, group, filter, present });
+  }
+
+  /** A change read from the routes stream; this node's own membership is its router's. */
+  applied(change: ShareChange): void {
+    if (change.node !== this.#self) this.#shares.set(change.node, change.group, change.filter, change.present);
+  }
+
+  /**
+   * At start, before the stream is followed: the memberships the shares hash holds. This node's
+   * own are its router's; one the hash still holds that the router has not (a group its sessions
+   * left while it was down) is withdrawn.
+   */
+  load(memberships: readonly ShareChange[]): void {
+    for (const m of memberships) {
+      if (m.node !== this.#self) this.#shares.set(m.node, m.group, m.filter, true);
+      else if (!this.#local.has(shareKey(m.group, m.filter))) this.#record({ ...m, present: false });
+    }
+  }
+
+  /** `node` was found dead: its memberships go (its sessions' new node reports its own). */
+  nodeDead(node: string): void {
+    for (const { group, filter } of this.#shares.groupsOf(node)) {
+      this.#shares.set(node, group, filter, false);
+      this.#record({ node, group, filter, present: false });
+    }
+  }
+}

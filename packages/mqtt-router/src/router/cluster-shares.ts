@@ -1,0 +1,75 @@
+/**
+ * `$share` groups across the routers of a cluster: MQTT 5 gives each shared subscription group one
+ * copy of a matching message [MQTT-4.8.2-3], but each node's router knows only its own members.
+ * The node that accepts a message decides, for every group the message matches anywhere in the
+ * cluster, which node delivers that group's copy (the nodes with members take turns); the
+ * decisions travel with the message to every node, and each router obeys them through
+ * `RouterOptions.sharedCopy`, then picks one of its own members as usual. Which nodes have members
+ * of which group is told by the nodes themselves (`RouterOptions.onSharedGroup` on each).
+ * @module
+ */
+import { TopicTrie } from "./topic-trie.js";
+
+/** A message's decisions: the node that delivers each group's copy, by {@link shareKey}. */
+export type ShareDecisions = ReadonlyMap<string, string>;
+
+/** The key of one shared group in {@link ShareDecisions}. */
+export const shareKey = (group: string, filter: string): string => `${group}\n${filter}`;
+
+/** One group: the nodes with members, and whose turn is next. */
+interface GroupNodes {
+  readonly group: string;
+  readonly filter: string;
+  readonly nodes: Set<string>;
+  turn: number;
+}
+
+/** Where a cluster's shared groups have members, as one node knows it. */
+export class ClusterShares {
+  // By filter and group name, for matching topics; by key, for walking.
+  readonly #trie = new TopicTrie<GroupNodes>();
+  readonly #byKey = new Map<string, GroupNodes>();
+
+  /** Node `node` has members of `group` sharing `filter` (`present`), or no longer has any. */
+  set(node: string, group: string, filter: string, present: boolean): void {
+    const key = shareKey(group, filter);
+    let entry = this.#byKey.get(key);
+    if (present) {
+      if (entry === undefined) {
+        entry = { group, filter, nodes: new Set(), turn: 0 };
+        this.#byKey.set(key, entry);
+        this.#trie.set(filter, group, entry);
+      }
+      entry.nodes.add(node);
+      return;
+    }
+    if (entry === undefined || !entry.nodes.delete(node) || entry.nodes.size > 0) return;
+    this.#byKey.delete(key);
+    this.#trie.delete(filter, group);
+  }
+
+  /** The nodes with members of `group` sharing `filter`, in their turn order. */
+  nodesOf(group: string, filter: string): readonly string[] {
+    return [...(this.#byKey.get(shareKey(group, filter))?.nodes ?? [])].sort();
+  }
+
+  /** Every group `node` has members of (to forget a node that died). */
+  groupsOf(node: string): { readonly group: string; readonly filter: string }[] {
+    return [...this.#byKey.values()].filter((e) => e.nodes.has(node)).map(({ group, filter }) => ({ group, filter }));
+  }
+
+  /**
+   * Decides, for each group that `topic` matches, which node delivers its copy: the nodes with
+   * members take turns, in name order.
+   */
+  decide(topic: string): ShareDecisions {
+    const decisions = new Map<string, string>();
+    this.#trie.match(topic, (entry) => {
+      const nodes = [...entry.nodes].sort();
+      const node = nodes[entry.turn % nodes.length];
+      entry.turn = (entry.turn + 1) % nodes.length;
+      if (node !== undefined) decisions.set(shareKey(entry.group, entry.filter), node);
+    });
+    return decisions;
+  }
+}
