@@ -4,12 +4,11 @@
 // Each broker is a child process; the generator runs in further child processes (one per role,
 // peers-generator.ts). With `taskset` on PATH the broker is pinned to CPU 0 and the generator to
 // CPU 1. Prints a table, writes bench/results/latest.json and compares with bench/baseline.json.
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { fileURLToPath } from "node:url";
 import { closeAll, openMany } from "./client.js";
-import type { GeneratorJob, GeneratorResult } from "./peers-generator.js";
+import { startGenerator } from "./generator-process.js";
+import type { GeneratorJob } from "./peers-generator.js";
 import { aedes, cpuOf, handoffWith, mosquitto, pinBrokers, which, type Target, type TargetKind } from "./targets.js";
 
 // BENCH_MEASURE_MS lengthens the window (for a profile); BENCH_ONLY=fanin-qos1,... and
@@ -19,7 +18,6 @@ const MEASURE_MS = Number(process.env["BENCH_MEASURE_MS"] ?? 3000);
 const only = process.env["BENCH_ONLY"]?.split(",");
 const brokers = process.env["BENCH_BROKERS"]?.split(",");
 const IDLE_CLIENTS = 5000;
-const brokerDir = fileURLToPath(new URL("..", import.meta.url));
 const taskset = which("taskset");
 const twoCores = cpus().length >= 2;
 if (taskset !== undefined && twoCores) pinBrokers(taskset, "0");
@@ -87,49 +85,6 @@ interface Row {
   readonly deliveriesPerCommit?: number | undefined;
 }
 
-interface Message {
-  ready?: boolean;
-  result?: GeneratorResult;
-  error?: string;
-}
-
-function generator(job: GeneratorJob): { pid: number | undefined; ready: Promise<void>; go: () => void; result: Promise<GeneratorResult> } {
-  const args = ["--import", "tsx", "--conditions=@handoff/source", "bench/peers-generator.ts", JSON.stringify(job)];
-  const [command, ...rest] = [...generatorPrefix, process.execPath, ...args];
-  const child = spawn(command ?? process.execPath, rest, { cwd: brokerDir, stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  let ready: () => void = () => undefined;
-  let fail: (e: Error) => void = () => undefined;
-  const readyP = new Promise<void>((resolve, reject) => {
-    ready = resolve;
-    fail = reject;
-  });
-  const result = new Promise<GeneratorResult>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error("generator timed out"));
-    }, 60_000);
-    child.on("message", (m: Message) => {
-      if (m.ready === true) ready();
-      if (m.error !== undefined) {
-        fail(new Error(m.error));
-        reject(new Error(m.error));
-      }
-      if (m.result !== undefined) {
-        clearTimeout(timer);
-        resolve(m.result);
-      }
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      const e = new Error(`generator exited (${String(code)})`);
-      fail(e);
-      reject(e);
-    });
-  });
-  result.catch(() => undefined);
-  return { pid: child.pid, ready: readyP, go: () => child.send({ go: true }), result };
-}
-
 async function totalDrops(t: Target): Promise<number | undefined> {
   const drops = await t.drops();
   return drops === undefined ? undefined : [...drops].filter(([reason]) => reason !== "session-discarded").reduce((n, [, v]) => n + v, 0);
@@ -151,9 +106,9 @@ async function run(t: Target, version: 4 | 5, s: Scenario): Promise<Row> {
   await settle(t);
   const timing = { warmupMs: WARMUP_MS, measureMs: MEASURE_MS };
   const before = await totalDrops(t);
-  const subs = generator({ role: "subscribers", port: t.port, version, ...s.subscribers, ...timing });
+  const subs = startGenerator(generatorPrefix, { role: "subscribers", port: t.port, version, ...s.subscribers, ...timing });
   await subs.ready;
-  const pubs = generator({ role: "publishers", port: t.port, version, ...s.publishers, ...timing });
+  const pubs = startGenerator(generatorPrefix, { role: "publishers", port: t.port, version, ...s.publishers, ...timing });
   await pubs.ready;
   // CPU is sampled at the edges of the generators' measured window (they time it themselves, from
   // `go`); the IPC round adds a millisecond or so against a 3 s window.

@@ -196,10 +196,25 @@ function builtBrokerArgs(): readonly string[] {
 /** `BENCH_PROF=<dir>`: handoff runs with --cpu-prof into `<dir>` (written when it exits on SIGTERM). */
 const profArgs = process.env["BENCH_PROF"] === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env["BENCH_PROF"]}`];
 
-/** handoff's built main.js, MQTT over TCP only, with `storage`, connection limit raised to 20k. */
-export function handoffWith(storage: "memory" | "sqlite"): TargetKind {
+/** A node of a cluster on Redis: the server, the key prefix its cluster shares, its node id. */
+export interface ClusterNode {
+  readonly url: string;
+  readonly prefix: string;
+  readonly nodeId: string;
+}
+
+const storageName = { memory: "memory", sqlite: "SQLite", redis: "Redis" } as const;
+
+/**
+ * handoff's built main.js, MQTT over TCP only, with `storage`, connection limit raised to 20k;
+ * with `redis` storage, a node of the cluster `node` names.
+ */
+export function handoffWith(storage: "memory" | "sqlite"): TargetKind;
+export function handoffWith(storage: "redis", node: ClusterNode): TargetKind;
+export function handoffWith(storage: "memory" | "sqlite" | "redis", node?: ClusterNode): TargetKind {
+  const name = `handoff (${storageName[storage]}${node === undefined ? "" : `, ${node.nodeId}`})`;
   return {
-    name: storage === "memory" ? "handoff (memory)" : "handoff (SQLite)",
+    name,
     start: async () => {
       const dir = mkdtempSync(join(tmpdir(), "handoff-bench-"));
       // The data directory outlives the config file, which goes once the broker has read it.
@@ -212,7 +227,8 @@ export function handoffWith(storage: "memory" | "sqlite"): TargetKind {
         config,
         JSON.stringify({
           host: "127.0.0.1",
-          storage: { kind: storage },
+          storage: node === undefined ? { kind: storage } : { kind: storage, url: node.url, prefix: node.prefix },
+          ...(node === undefined ? {} : { cluster: { nodeId: node.nodeId } }),
           dataDir,
           logLevel: "info",
           listeners: { tcp: { port: 0 }, ws: { enabled: false } },
@@ -220,7 +236,7 @@ export function handoffWith(storage: "memory" | "sqlite"): TargetKind {
           limits: { maxConnections: 20_000 },
         }),
       );
-      const target = await spawnBroker(storage === "memory" ? "handoff" : "handoff (SQLite)", process.execPath, [...profArgs, ...builtBrokerArgs(), "--config", config], () => {
+      const target = await spawnBroker(storage === "memory" ? "handoff" : name, process.execPath, [...profArgs, ...builtBrokerArgs(), "--config", config], () => {
         rmSync(dir, { recursive: true, force: true });
       }).catch((err: unknown) => {
         rmSync(dataDir, { recursive: true, force: true });

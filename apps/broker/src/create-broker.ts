@@ -248,7 +248,7 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
     if (giveUpSession(broker.router, clientId)) log.warn({ clientId }, "session claimed by another node; its connection here is closed (0x8E)");
   };
   // In a cluster every message accepted here goes to the other nodes too.
-  if (redis !== undefined && groups !== undefined) routing = startClusterRouting({ router: broker.router, store: redis.store, groups, log });
+  if (redis !== undefined && groups !== undefined) routing = startClusterRouting({ router: broker.router, store: redis.store, groups, holdFor: (congested) => broker.holdFor(congested), log });
   const metrics = createBrokerMetrics({ processMetrics: extra.processMetrics });
   metrics.observeRouter(broker.router);
   metrics.observeConnections(() => broker.connections);

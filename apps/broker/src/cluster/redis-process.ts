@@ -24,6 +24,8 @@ export interface RedisProcess {
   readonly port: number;
   /** `redis://127.0.0.1:<port>` */
   readonly url: string;
+  /** The running server's process id (benches read its CPU time). */
+  pid(): number | undefined;
   /** SIGKILL, keeping the directory (what AOF holds survives). */
   crash(): Promise<void>;
   /** Starts again on the same port and directory after {@link RedisProcess.crash} (AOF is replayed). */
@@ -114,6 +116,7 @@ export async function startRedis(options: RedisProcessOptions = {}): Promise<Red
   return {
     port,
     url: `redis://127.0.0.1:${String(port)}`,
+    pid: () => current.pid,
     async crash() {
       await kill(current);
     },

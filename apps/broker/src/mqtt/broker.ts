@@ -12,7 +12,7 @@ import { ClientHandler, type Durability, type HandlerContext } from "./client-ha
 import type { ConnectionEvents, ConnectionInfo } from "./connection-info.js";
 import { BrokerCounters } from "./counters.js";
 import { SLICE_BYTES } from "../listeners/paced-reader.js";
-import { FlowControl } from "./flow-control.js";
+import { FlowControl, type Hold } from "./flow-control.js";
 import { DeniedSummary, LimitSummary } from "./log-summary.js";
 import type { Transport, TransportEvents } from "./transport.js";
 import { PublishTemplates } from "./publish-templates.js";
@@ -147,6 +147,15 @@ export class Broker {
       this.tick();
     }, options.tickMs ?? 1000);
     this.#timer.unref();
+  }
+
+  /**
+   * Flow control for routing that is not a client's publish (a cluster's routes reader): a hold on
+   * the subscribers in `congested` (an `ExecuteOutcome`'s) still backlogged, released as
+   * they drain or when the stall budget cuts one off; undefined when there is nothing to wait for.
+   */
+  holdFor(congested: readonly string[]): Hold | undefined {
+    return this.#ctx.flow.hold(congested, this.#ctx.clock.now());
   }
 
   /** Open client connections. */

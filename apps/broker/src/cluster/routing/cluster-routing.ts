@@ -6,7 +6,8 @@
  * nodes' entries into its sessions, connected or not (an offline session is delivered into by the
  * node holding its token). The stream is one total order, so per publisher the order of
  * acceptance is the order everywhere (router invariant 3), and retained messages, written by the
- * accepting node, are applied by every node in that order. `$share` groups get one copy each
+ * accepting node, are applied by every node in that order. While a subscriber routed into here
+ * is congested the reader pauses (flow control; the stream holds the backlog). `$share` groups get one copy each
  * cluster-wide: the accepting node decides which node delivers it (shared-groups.ts). The stream
  * is trimmed below the slowest committed cursor.
  * @module
@@ -29,6 +30,8 @@ export interface ClusterRoutingOptions {
   readonly store: RedisStore;
   /** The shared groups' routing, the router's `sharedCopy` and `onSharedGroup` (see {@link clusterRouterOptions}). */
   readonly groups: SharedGroupsRouting;
+  /** The broker's flow control for congested subscribers (Broker.holdFor). */
+  readonly holdFor: (congested: readonly string[]) => { readonly released: Promise<void> } | undefined;
   readonly log: Logger;
   /** How often the stream is trimmed and the lag sampled, ms. Default 1000. */
   readonly housekeepingMs?: number;
@@ -85,6 +88,7 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
     stream: keys.routes,
     start: store.routeCursor,
     apply: (entries) => {
+      let congested: Set<string> | undefined;
       for (const entry of entries) {
         if (entry.kind === "share") groups.applied(entry.change);
         if (entry.origin.node === store.nodeId) {
@@ -93,9 +97,13 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
         }
         if (entry.kind === "message") {
           counters.in += 1;
-          counters.shareUnrouted += store.routingRemote(() => groups.routeRemote(entry, route));
+          const { outcome, unrouted } = store.routingRemote(() => groups.routeRemote(entry, route));
+          counters.shareUnrouted += unrouted;
+          for (const id of outcome.congested) (congested ??= new Set()).add(id);
         }
       }
+      // Read no further while a subscriber routed into here is above its high-water mark.
+      return congested === undefined ? undefined : options.holdFor([...congested])?.released;
     },
     commit: (cursor) => {
       store.cursorAdvanced(cursor);

@@ -4,6 +4,9 @@
  * in the store (in the batch with the deliveries routing caused) and committed before the next
  * read, so after a crash the node goes on from a cursor that matches its sessions' queues.
  *
+ * While a session it routed into is congested the reader reads no further (flow control: the
+ * stream holds the backlog, and nothing acknowledged is dropped for a subscriber that is reading).
+ *
  * A session moving here is adopted while the reader is held ({@link RouteReader.hold}): between
  * two batches, at a position the caller needs, so the session's replay and the reader's routing
  * meet at one entry.
@@ -20,8 +23,12 @@ export interface RouteReaderOptions {
   readonly stream: string;
   /** The committed cursor to read after. */
   readonly start: string;
-  /** Routes fresh entries (resent duplicates are dropped before), synchronously. */
-  readonly apply: (entries: readonly RouteEntry[]) => void;
+  /**
+   * Routes fresh entries (resent duplicates are dropped before), synchronously. A promise
+   * returned: the reader reads nothing more until it settles (a session routed into is congested:
+   * flow control, as a publisher is held).
+   */
+  readonly apply: (entries: readonly RouteEntry[]) => Promise<void> | undefined;
   /** Records `cursor` and resolves once it is committed; rejects when the commit failed. */
   readonly commit: (cursor: string) => Promise<void>;
   /** A read or a commit failed (the reader retries after `retryMs`). */
@@ -140,10 +147,11 @@ export class RouteReader {
       } while (gate !== this.#gate);
       const last = batch.at(-1);
       if (last === undefined) continue;
-      this.#options.apply(batch.flatMap((e) => (e.entry !== undefined && this.#seen.fresh(e.entry.origin) ? [e.entry] : [])));
+      const congested = this.#options.apply(batch.flatMap((e) => (e.entry !== undefined && this.#seen.fresh(e.entry.origin) ? [e.entry] : [])));
       this.#position = last.id;
       this.#serve();
       await this.#commit(retryMs);
+      if (congested !== undefined) await Promise.race([congested, this.#stopped]);
     }
   }
 

@@ -88,6 +88,20 @@ describe("own appends", () => {
     appends.passed(3, 3);
     expect(appends.unread()).toEqual([]);
   });
+
+  it("keep the unpassed ones exactly while the reader passes thousands, one at a time", () => {
+    const appends = new RouteAppends("n1", 1);
+    for (let i = 1; i <= 5000; i++) appends.command("routes", message("t", String(i)), NO_SHARES);
+    for (let counter = 1; counter <= 3000; counter++) appends.passed(1, counter);
+    const left = appends.unread().map(text);
+    expect(left).toHaveLength(2000);
+    expect(left[0]).toBe("3001");
+    appends.command("routes", message("t", "5001"), NO_SHARES);
+    appends.passed(1, 4999);
+    expect(appends.unread().map(text)).toEqual(["5000", "5001"]);
+    appends.passed(1, 5001);
+    expect(appends.unread()).toEqual([]);
+  });
 });
 
 describe("a moving session's replay", () => {

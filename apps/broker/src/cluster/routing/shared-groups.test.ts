@@ -38,10 +38,12 @@ describe("shared groups routing of one node", () => {
       [shareKey("h", "t"), "n3"],
     ]);
     const asked: boolean[] = [];
-    const unrouted = groups.routeRemote(entry(m, decisions), (routed) => {
+    const { outcome, unrouted } = groups.routeRemote(entry(m, decisions), (routed) => {
       asked.push(groups.sharedCopy(routed, "g", "t"), groups.sharedCopy(routed, "h", "t"));
+      return "routed";
     });
     expect(asked).toEqual([true, false]);
+    expect(outcome).toBe("routed");
     expect(unrouted).toBe(1); // "gone": no member here any more
     // Outside the remote routing, the node decides again for its own messages.
     expect(groups.sharedCopy(message("t"), "g", "t")).toBe(true);

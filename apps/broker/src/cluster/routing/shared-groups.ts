@@ -51,19 +51,21 @@ export class SharedGroupsRouting {
 
   /**
    * Routes another node's message (`route` plans and executes it here) under the decisions it
-   * carries; returns how many copies decided for this node found no member of their group here.
+   * carries; returns what `route` did and how many copies decided for this node found no member
+   * of their group here.
    */
-  routeRemote(entry: MessageEntry, route: (message: Message) => void): number {
+  routeRemote<T>(entry: MessageEntry, route: (message: Message) => T): { readonly outcome: T; readonly unrouted: number } {
     const remote = { shares: entry.shares, taken: new Set<string>() };
     this.#remote = remote;
+    let outcome: T;
     try {
-      route(entry.message);
+      outcome = route(entry.message);
     } finally {
       this.#remote = undefined;
     }
     let unrouted = 0;
     for (const [key, node] of entry.shares) if (node === this.#self && !remote.taken.has(key)) unrouted += 1;
-    return unrouted;
+    return { outcome, unrouted };
   }
 
   /** `RouterOptions.onSharedGroup`: known here at once, told to the other nodes through the store. */
