@@ -1,7 +1,8 @@
 // `$share` groups across a cluster of three nodes on one Redis, with MQTT.js: a group with a
 // member on each node gets one copy of each message cluster-wide (not one per node), spread over
 // its members, whichever node the publisher is on; plain subscribers still get every message; a
-// member that leaves gets no more copies and the others get them all.
+// member that leaves gets no more copies and the others get them all; the copies decided for a
+// node that died reach the group through the survivor that adopts its member.
 import type { MqttClient } from "mqtt";
 import { describe, expect, it } from "vitest";
 import { collect, until, type Got } from "../e2e/harness.test-helpers.js";
@@ -82,5 +83,28 @@ describe.skipIf(!hasRedis)("$share groups across three nodes", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(restGot().sort()).toEqual([...later].sort());
     expect(leaver === undefined ? 0 : collect(leaver).length).toBe(before);
+  });
+
+  it("the copies decided for a node that died reach the group through the survivor that adopts its member", { timeout: 30_000 }, async () => {
+    const fast = ["--node-timeout-ms", "300"];
+    const [one, two] = [await nodes.start("n1", fast), await nodes.start("n2", fast)];
+    const resume = { clean: false, properties: { sessionExpiryInterval: 60 } };
+    const w1 = await fixture.connect(mqttUrl(one), { clientId: "w1" });
+    await w1.subscribeAsync(GROUP, { qos: 1 });
+    const w2 = await fixture.connect(mqttUrl(two), { clientId: "w2", ...resume });
+    await w2.subscribeAsync(GROUP, { qos: 1 });
+    await membersKnown(2);
+    await w2.endAsync();
+    await two.close();
+    // n1 still decides every other copy for n2 until it finds n2 dead and adopts w2's session.
+    const sent = await publishFrom([one], 40, 0);
+    expect(one.broker.router.session("w2")).toBeUndefined();
+    await until(() => one.broker.router.session("w2") !== undefined, 10_000, "the adoption");
+    sent.push(...(await publishFrom([one], 20, 100)));
+    const back = await fixture.connect(mqttUrl(one), { clientId: "w2", ...resume });
+    const groupGot = (): string[] => [...payloads(collect(w1)), ...payloads(collect(back))];
+    await until(() => groupGot().length >= sent.length, 10_000, "every copy").catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(groupGot().sort()).toEqual([...sent].sort());
   });
 });

@@ -42,13 +42,15 @@ export async function sessionsOwnedBy(redis: Redis, keys: ClusterKeys, node: str
  */
 export async function adoptSessionsOf(deadNode: string, redis: Redis, keys: ClusterKeys, store: OrphanSource, router: Pick<Router, "forget" | "restore">, settle: SettleMoved = atOnce): Promise<string[]> {
   const adopted: string[] = [];
+  const orphan = { claimed: new Set<string>() };
   for (const { clientId, token } of await sessionsOwnedBy(redis, keys, deadNode)) {
     const taken = await store.takeOrphan(clientId, token);
     if (taken.lost || taken.stored === undefined) continue;
-    await settle(clientId, taken.stored, taken.routeBase, (snapshot) => {
+    const install = (snapshot: SessionSnapshot): void => {
       router.forget(clientId);
       router.restore({ sessions: [snapshot], retained: [] });
-    });
+    };
+    await settle(clientId, taken.stored, taken.routeBase, install, orphan);
     adopted.push(clientId);
   }
   return adopted;

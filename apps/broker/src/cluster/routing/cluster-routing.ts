@@ -127,7 +127,7 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
     .finally(() => {
       reader.start();
     });
-  const handoff = { store, reader, query, stream: keys.routes, now: options.now ?? Date.now };
+  const handoff = { store, reader, query, stream: keys.routes, now: options.now ?? Date.now, groups };
   const housekeeping = setInterval(() => {
     void trimAndSample(query, keys, reader.position, counters).catch((err: unknown) => {
       log.debug({ err }, "routes stream: housekeeping failed");

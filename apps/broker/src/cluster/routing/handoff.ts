@@ -15,14 +15,15 @@
  * route base its claim recorded, so messages routed while nobody read for that session reach it.
  * @module
  */
-import type { Message, Router, SessionSnapshot } from "@handoff/mqtt-router";
+import type { Message, Router, SessionSnapshot, ShareDecisions } from "@handoff/mqtt-router";
 import type { Redis } from "ioredis";
 import type { RedisStore } from "../../storage/redis-store.js";
 import { giveUpSession, type Displaceable } from "../session-handoff.js";
 import type { RouteBase } from "../take-session.js";
-import { replayInto } from "./replay.js";
-import { OriginsSeen, type RouteEntry } from "./route-entry.js";
+import { replayInto, sessionShareKeys, type ReplayItem } from "./replay.js";
+import { OriginsSeen, type OriginTag, type RouteEntry } from "./route-entry.js";
 import { readRange, type RouteReader } from "./route-reader.js";
+import type { SharedGroupsRouting } from "./shared-groups.js";
 import { compareIds, laterId } from "./stream-id.js";
 
 /** What {@link loadSessionRouted} works with. */
@@ -33,6 +34,8 @@ export interface HandoffDeps {
   readonly query: Redis;
   readonly stream: string;
   readonly now: () => number;
+  /** This node's shared-group routing: it takes a dead node's copies once it adopts from it. */
+  readonly groups: SharedGroupsRouting;
 }
 
 /**
@@ -40,11 +43,20 @@ export interface HandoffDeps {
  * messages its route base owes it are appended to it (see the module doc); without a route base,
  * at once. Used for a client connecting here and for a dead node's session adopted here.
  */
-export type SettleMoved = (clientId: string, stored: SessionSnapshot, routeBase: RouteBase | undefined, install: (snapshot: SessionSnapshot) => void) => Promise<void>;
+export type SettleMoved = (clientId: string, stored: SessionSnapshot, routeBase: RouteBase | undefined, install: (snapshot: SessionSnapshot) => void, orphan?: OrphanShares) => Promise<void>;
+
+/**
+ * The sessions of one dead node adopted here in one round share its `$share` copies: a copy
+ * decided for the dead node that it never routed goes to the first adopted member of its group
+ * (`claimed` holds entry id and group of each copy handed out).
+ */
+export interface OrphanShares {
+  readonly claimed: Set<string>;
+}
 
 /** The {@link SettleMoved} of a routed cluster node. */
 export function settleMovedSession(deps: HandoffDeps): SettleMoved {
-  return async (clientId, stored, routeBase, install) => {
+  return async (clientId, stored, routeBase, install, orphan) => {
     if (routeBase === undefined) {
       install(stored);
       return;
@@ -52,8 +64,10 @@ export function settleMovedSession(deps: HandoffDeps): SettleMoved {
     await deps.reader.hold(laterId(routeBase.cursor, routeBase.tip), async (position) => {
       const entries = compareIds(position, routeBase.cursor) > 0 ? await readRange(deps.query, deps.stream, routeBase.cursor, position) : [];
       // One synchronous run from here to the install: what this node appends from then on is
-      // routed into the session here, what it appended before is in the replay.
-      const replayed = replayInto(stored, owedMessages(deps.store, routeBase, entries), deps.now());
+      // routed into the session here, what it appended before is in the replay. A dead node's
+      // shared-group copies decided from here on are this node's (its reader routes them).
+      if (orphan !== undefined) deps.groups.takeCopiesOf(routeBase.node);
+      const replayed = replayInto(stored, owedItems(deps.store, routeBase, entries, orphan === undefined ? undefined : { stored, claimed: orphan.claimed }), deps.now());
       for (const d of replayed.added) deps.store.deliveryQueued(clientId, d.seq, d.delivery);
       deps.store.routeBaseSettled(clientId);
       install(replayed.snapshot);
@@ -80,9 +94,24 @@ export function loadSessionRouted(deps: HandoffDeps): (router: Router<Displaceab
   };
 }
 
-// The messages the session is owed besides its stored queue (see the module doc).
-function owedMessages(store: RedisStore, base: RouteBase, entries: readonly RouteEntry[]): Message[] {
+// The messages the session is owed besides its stored queue (see the module doc); for a dead
+// node's session, with the copies of its shared groups decided for that node and not yet handed
+// to another of its adopted sessions.
+function owedItems(store: RedisStore, base: RouteBase, entries: readonly RouteEntry[], orphan: { readonly stored: SessionSnapshot; readonly claimed: Set<string> } | undefined): ReplayItem[] {
+  const memberOf = orphan === undefined ? undefined : sessionShareKeys(orphan.stored);
+  const item = (origin: OriginTag, message: Message, shares: ShareDecisions): ReplayItem => {
+    if (memberOf === undefined || orphan === undefined || memberOf.size === 0) return { message };
+    const shareKeys = new Set<string>();
+    for (const [key, node] of shares) {
+      // By origin tag: the same append may be unread here for one session, read for the next.
+      const claim = `${origin.node}\n${String(origin.incarnation)}\n${String(origin.counter)}\n${key}`;
+      if (node !== base.node || !memberOf.has(key) || orphan.claimed.has(claim)) continue;
+      orphan.claimed.add(claim);
+      shareKeys.add(key);
+    }
+    return { message, shareKeys };
+  };
   const seen = new OriginsSeen();
-  const owed = entries.flatMap((e) => (e.kind === "message" && seen.fresh(e.origin) && !(e.origin.node === base.node && compareIds(e.id, base.tip) <= 0) ? [e.message] : []));
-  return [...owed, ...store.appends.unread()];
+  const owed = entries.flatMap((e) => (e.kind === "message" && seen.fresh(e.origin) && !(e.origin.node === base.node && compareIds(e.id, base.tip) <= 0) ? [item(e.origin, e.message, e.shares)] : []));
+  return [...owed, ...store.appends.unread().map((u) => item(u.tag, u.message, u.shares))];
 }

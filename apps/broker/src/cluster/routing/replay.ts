@@ -2,13 +2,14 @@
  * A moved session's replay: the messages of the routes stream its old node did not route into it
  * and its new node routed before it was here, turned into deliveries appended to its stored queue
  * as the router would have queued them for its subscriptions (effective QoS, no-local,
- * retain-as-published, Subscription Identifiers). Shared subscriptions get no replay: their group
+ * retain-as-published, Subscription Identifiers). A shared subscription gets a group's copy only
+ * where the caller names the group (a dead node's copies, see handoff.ts): otherwise its group's
  * copy went to a member where it was routed. QoS 0 gets none either (at most once, as for an
  * offline session). The read ACL is checked when the queue is sent, as for every restored delivery.
  * @module
  */
 import { parseSharedFilter } from "@handoff/mqtt-router/codec";
-import type { Delivery, Message, QoS, SessionSnapshot } from "@handoff/mqtt-router";
+import { shareKey, type Delivery, type Message, type QoS, type SessionSnapshot } from "@handoff/mqtt-router";
 import { matches } from "../../auth/topic-filter.js";
 import type { StoredDelivery } from "../../storage/snapshot.js";
 
@@ -35,16 +36,47 @@ function deliveryFor(session: SessionSnapshot, message: Message): Delivery | und
   return granted === undefined ? undefined : { message, qos: minQos(message.qos, granted), retain, subscriptionIds: ids };
 }
 
-/** Appends to `session`'s queue the copies of `messages` (in order) it is owed; `now` drops expired ones. */
-export function replayInto(session: SessionSnapshot, messages: readonly Message[], now: number): Replayed {
+/** One message of a replay, and the shared groups (by `shareKey`) whose copy this session takes. */
+export interface ReplayItem {
+  readonly message: Message;
+  readonly shareKeys?: ReadonlySet<string>;
+}
+
+/** The shared groups `session` is a member of, by `shareKey`. */
+export function sessionShareKeys(session: SessionSnapshot): Set<string> {
+  const keys = new Set<string>();
+  for (const s of session.subscriptions) {
+    const shared = parseSharedFilter(s.filter);
+    if (shared !== undefined && shared !== null) keys.add(shareKey(shared.group, shared.filter));
+  }
+  return keys;
+}
+
+// The copy of `message` for `session`'s shared subscription of group `key`, if it has one.
+function sharedDeliveryFor(session: SessionSnapshot, message: Message, key: string): Delivery | undefined {
+  for (const s of session.subscriptions) {
+    const shared = parseSharedFilter(s.filter);
+    if (shared === undefined || shared === null || shareKey(shared.group, shared.filter) !== key) continue;
+    return { message, qos: minQos(message.qos, s.qos), retain: s.retainAsPublished && message.retain, subscriptionIds: s.subscriptionId === undefined ? [] : [s.subscriptionId] };
+  }
+  return undefined;
+}
+
+/**
+ * Appends to `session`'s queue the copies of `items` (in order) it is owed: the plain copy of each
+ * message, then the copy of each shared group named in its `shareKeys`; `now` drops expired ones.
+ */
+export function replayInto(session: SessionSnapshot, items: readonly ReplayItem[], now: number): Replayed {
   let seq = (session.deliveries.at(-1)?.seq ?? -1) + 1;
   const added: StoredDelivery[] = [];
-  for (const message of messages) {
+  for (const { message, shareKeys } of items) {
     if (message.qos === 0 || (message.expiresAt !== undefined && message.expiresAt <= now)) continue;
-    const delivery = deliveryFor(session, message);
-    if (delivery === undefined || delivery.qos === 0) continue;
-    added.push({ seq, delivery });
-    seq += 1;
+    const copies = [deliveryFor(session, message), ...[...(shareKeys ?? [])].map((key) => sharedDeliveryFor(session, message, key))];
+    for (const delivery of copies) {
+      if (delivery === undefined || delivery.qos === 0) continue;
+      added.push({ seq, delivery });
+      seq += 1;
+    }
   }
   return { snapshot: added.length === 0 ? session : { ...session, deliveries: [...session.deliveries, ...added] }, added };
 }

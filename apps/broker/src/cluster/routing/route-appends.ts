@@ -15,7 +15,7 @@ export class RouteAppends {
   readonly #node: string;
   readonly #incarnation: number;
   #counter = 0;
-  #unread: { readonly counter: number; readonly message: Message }[] = [];
+  #unread: { readonly counter: number; readonly tag: OriginTag; readonly message: Message; readonly shares: ShareDecisions }[] = [];
   /** Entries of #unread before this index are passed. */
   #head = 0;
 
@@ -27,8 +27,9 @@ export class RouteAppends {
   /** The XADD of `message` to `stream`; the message counts as unread until {@link RouteAppends.passed}. */
   command(stream: string, message: Message, shares: ShareDecisions): (string | Buffer)[] {
     this.#counter += 1;
-    this.#unread.push({ counter: this.#counter, message });
-    return ["XADD", stream, "*", ...entryFields(this.#tag(), message, shares)];
+    const tag = this.#tag();
+    this.#unread.push({ counter: this.#counter, tag, message, shares });
+    return ["XADD", stream, "*", ...entryFields(tag, message, shares)];
   }
 
   /** The XADD of a change of where a shared group has members. */
@@ -57,9 +58,9 @@ export class RouteAppends {
     }
   }
 
-  /** The messages appended that the reader has not passed yet, in order. */
-  unread(): Message[] {
-    return this.#unread.slice(this.#head).map((u) => u.message);
+  /** The messages appended that the reader has not passed yet, in order, with their origin tags and shared-group decisions. */
+  unread(): { readonly tag: OriginTag; readonly message: Message; readonly shares: ShareDecisions }[] {
+    return this.#unread.slice(this.#head);
   }
 }
 

@@ -5,7 +5,7 @@ import { shareKey, type Message, type SessionSnapshot } from "@handoff/mqtt-rout
 import { describe, expect, it } from "vitest";
 import { RouteAppends } from "./route-appends.js";
 import { OriginsSeen, parseEntry, parseShareFields, shareField } from "./route-entry.js";
-import { replayInto } from "./replay.js";
+import { replayInto, sessionShareKeys } from "./replay.js";
 import { compareIds, earliestId, laterId } from "./stream-id.js";
 
 const message = (topic: string, payload: string, extra: Partial<Message> = {}): Message => ({ topic, payload: new TextEncoder().encode(payload), qos: 1, retain: false, properties: {}, ...extra });
@@ -66,7 +66,7 @@ describe("shared groups in the stream", () => {
     const [, , , ...fields] = appends.shareCommand("routes", change);
     const entry = parse(fields);
     expect(entry).toMatchObject({ kind: "share", origin: { node: "n1", incarnation: 2, counter: 2 }, change });
-    expect(appends.unread().map(text)).toEqual(["m"]);
+    expect(appends.unread().map((u) => text(u.message))).toEqual(["m"]);
     expect(parseShareFields([shareField("n3", "g", "a/+"), "not json", '["too","few"]'])).toEqual([{ node: "n3", group: "g", filter: "a/+", present: true }]);
   });
 
@@ -82,9 +82,9 @@ describe("own appends", () => {
     const appends = new RouteAppends("n1", 3);
     for (const p of ["a", "b", "c"]) appends.command("routes", message("t", p), NO_SHARES);
     appends.passed(3, 1);
-    expect(appends.unread().map(text)).toEqual(["b", "c"]);
+    expect(appends.unread().map((u) => text(u.message))).toEqual(["b", "c"]);
     appends.passed(2, 3); // an entry of an earlier start of this node says nothing of these
-    expect(appends.unread().map(text)).toEqual(["b", "c"]);
+    expect(appends.unread().map((u) => text(u.message))).toEqual(["b", "c"]);
     appends.passed(3, 3);
     expect(appends.unread()).toEqual([]);
   });
@@ -93,12 +93,12 @@ describe("own appends", () => {
     const appends = new RouteAppends("n1", 1);
     for (let i = 1; i <= 5000; i++) appends.command("routes", message("t", String(i)), NO_SHARES);
     for (let counter = 1; counter <= 3000; counter++) appends.passed(1, counter);
-    const left = appends.unread().map(text);
+    const left = appends.unread().map((u) => text(u.message));
     expect(left).toHaveLength(2000);
     expect(left[0]).toBe("3001");
     appends.command("routes", message("t", "5001"), NO_SHARES);
     appends.passed(1, 4999);
-    expect(appends.unread().map(text)).toEqual(["5000", "5001"]);
+    expect(appends.unread().map((u) => text(u.message))).toEqual(["5000", "5001"]);
     appends.passed(1, 5001);
     expect(appends.unread()).toEqual([]);
   });
@@ -126,7 +126,7 @@ describe("a moving session's replay", () => {
         message("a/x", "q0", { qos: 0 }),
         message("a/x", "expired", { expiresAt: 10 }),
         message("b", "unmatched"),
-      ],
+      ].map((m) => ({ message: m })),
       100,
     );
     expect(added.map((d) => [d.seq, text(d.delivery.message), d.delivery.qos, d.delivery.retain, d.delivery.subscriptionIds])).toEqual([
@@ -134,5 +134,24 @@ describe("a moving session's replay", () => {
       [9, "own shallow", 1, false, []],
     ]);
     expect(snapshot.deliveries.map((d) => d.seq)).toEqual([7, 8, 9]);
+  });
+
+  it("adds a shared group's copy only where the caller names the group (a dead node's copies), after the plain copy", () => {
+    expect([...sessionShareKeys(session)]).toEqual([shareKey("g", "a/#")]);
+    const { added } = replayInto(
+      session,
+      [
+        { message: message("a/x", "named", { qos: 2 }), shareKeys: new Set([shareKey("g", "a/#")]) },
+        { message: message("a/x", "not named", { qos: 2 }) },
+        { message: message("a/x", "other group", { qos: 1 }), shareKeys: new Set([shareKey("h", "a/#")]) },
+      ],
+      100,
+    );
+    expect(added.map((d) => [text(d.delivery.message), d.delivery.qos])).toEqual([
+      ["named", 2],
+      ["named", 2],
+      ["not named", 2],
+      ["other group", 1],
+    ]);
   });
 });

@@ -76,6 +76,23 @@ describe("shared groups routing of one node", () => {
     expect([...groups.decisionsFor(message("t")).values()]).toEqual(["n3"]);
   });
 
+  it("takes a dead node's copies once it adopts from it, until that node reports a member again", () => {
+    const { groups } = node();
+    groups.localChanged("g", "t", true);
+    const decidedFor = (n: string): MessageEntry => entry(message("t"), new Map([[shareKey("g", "t"), n]]));
+    const takes = (e: MessageEntry): boolean => {
+      let took = false;
+      groups.routeRemote(e, (m) => (took = groups.sharedCopy(m, "g", "t")));
+      return took;
+    };
+    expect(takes(decidedFor("n2"))).toBe(false);
+    groups.takeCopiesOf("n2");
+    expect(takes(decidedFor("n2"))).toBe(true);
+    expect(takes(decidedFor("n3"))).toBe(false);
+    groups.applied({ node: "n2", group: "g", filter: "t", present: true }); // n2 restarted
+    expect(takes(decidedFor("n2"))).toBe(false);
+  });
+
   it("keeps its own membership its router's, whatever the stream says of it", () => {
     const { groups } = node();
     groups.localChanged("g", "t", true);

@@ -7,9 +7,11 @@
  * shares hash a starting node reads): this node's own membership from its router's
  * `onSharedGroup`, a dead node's dropped by the node that finds it dead.
  *
- * A copy is decided for a node that had members as far as the deciding node knew: one decided for
- * a node whose last member left meanwhile, or that died before its sessions were adopted, reaches
- * no member (counted, `cluster_share_copies_unrouted_total` where it is seen). A group's first
+ * A copy is decided for a node that had members as far as the deciding node knew. One decided for
+ * a node that died is delivered by the node that adopts its sessions: the copies the dead node
+ * never routed go into the adopted members' replay, later ones are routed there until the others
+ * have read that it is gone. One decided for a node whose last member left meanwhile reaches no
+ * member (counted, `cluster_share_copies_unrouted_total` where it is seen). A group's first
  * member on a node gets copies once the other nodes have read that it joined (milliseconds).
  * @module
  */
@@ -24,6 +26,8 @@ export class SharedGroupsRouting {
   /** The groups with members here, by share key. */
   readonly #local = new Map<string, { readonly group: string; readonly filter: string }>();
   readonly #decided = new WeakMap<Message, ShareDecisions>();
+  /** Dead nodes whose copies this node takes (it adopted their sessions), until they come back. */
+  readonly #adopted = new Set<string>();
   /** While another node's message is routed: its decisions, and those for this node the router took. */
   #remote: { readonly shares: ShareDecisions; readonly taken: Set<string> } | undefined;
   /** `record` writes a membership change to the store (hash and stream, in its next batch). */
@@ -37,9 +41,22 @@ export class SharedGroupsRouting {
     const key = shareKey(group, filter);
     const remote = this.#remote;
     if (remote === undefined) return this.decisionsFor(message).get(key) === this.#self;
-    if (remote.shares.get(key) !== this.#self) return false;
+    if (!this.#mine(remote.shares.get(key))) return false;
     remote.taken.add(key);
     return true;
+  }
+
+  #mine(node: string | undefined): boolean {
+    return node !== undefined && (node === this.#self || this.#adopted.has(node));
+  }
+
+  /**
+   * This node adopts sessions of the dead `node`: the copies other nodes still decide for it
+   * (until they read that it is gone) are delivered here, to the adopted members, until `node`
+   * reports a member again (it restarted).
+   */
+  takeCopiesOf(node: string): void {
+    if (node !== this.#self) this.#adopted.add(node);
   }
 
   /** The decisions for a message accepted here: made on the first ask, the same after. */
@@ -64,7 +81,7 @@ export class SharedGroupsRouting {
       this.#remote = undefined;
     }
     let unrouted = 0;
-    for (const [key, node] of entry.shares) if (node === this.#self && !remote.taken.has(key)) unrouted += 1;
+    for (const [key, node] of entry.shares) if (this.#mine(node) && !remote.taken.has(key)) unrouted += 1;
     return { outcome, unrouted };
   }
 
@@ -79,7 +96,9 @@ export class SharedGroupsRouting {
 
   /** A change read from the routes stream; this node's own membership is its router's. */
   applied(change: ShareChange): void {
-    if (change.node !== this.#self) this.#shares.set(change.node, change.group, change.filter, change.present);
+    if (change.node === this.#self) return;
+    if (change.present) this.#adopted.delete(change.node);
+    this.#shares.set(change.node, change.group, change.filter, change.present);
   }
 
   /**
