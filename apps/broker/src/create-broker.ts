@@ -215,6 +215,7 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
     keepAlive: limits.keepAlive,
     maxClientBuffer: limits.maxClientBuffer,
     stallMs: limits.stallSeconds * 1000,
+    ...(redis === undefined ? {} : { streamBacklogged: () => routing?.backlogged() ?? false }),
     protocol: {
       receiveMaximum: limits.maxInflight,
       maximumPacketSize: limits.maxPacketSize,
@@ -248,7 +249,7 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
     if (giveUpSession(broker.router, clientId)) log.warn({ clientId }, "session claimed by another node; its connection here is closed (0x8E)");
   };
   // In a cluster every message accepted here goes to the other nodes too.
-  if (redis !== undefined && groups !== undefined) routing = startClusterRouting({ router: broker.router, store: redis.store, groups, holdFor: (congested) => broker.holdFor(congested), log });
+  if (redis !== undefined && groups !== undefined) routing = startClusterRouting({ router: broker.router, store: redis.store, groups, holdFor: (congested) => broker.holdFor(congested), maxStreamBacklog: config.cluster.maxStreamBacklog, log });
   const metrics = createBrokerMetrics({ processMetrics: extra.processMetrics });
   metrics.observeRouter(broker.router);
   metrics.observeConnections(() => broker.connections);

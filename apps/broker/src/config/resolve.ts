@@ -95,7 +95,7 @@ export function resolveConfig(input: ConfigInput, configFile: string | undefined
       waitReplicas: storage.waitReplicas ?? legacy?.waitReplicas ?? 0,
       waitTimeoutMs: storage.waitTimeoutMs ?? legacy?.waitTimeoutMs ?? DEFAULTS.redisWaitTimeoutMs,
     },
-    cluster: { nodeId: input.cluster.nodeId, nodeTimeoutMs: input.cluster.nodeTimeoutMs },
+    cluster: { nodeId: input.cluster.nodeId, nodeTimeoutMs: input.cluster.nodeTimeoutMs, maxStreamBacklog: input.cluster.maxStreamBacklog },
     logLevel: input.logLevel,
     logPretty: input.logPretty,
     shutdownGraceMs: input.shutdownGraceMs,

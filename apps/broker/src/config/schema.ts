@@ -35,6 +35,8 @@ export const DEFAULTS = {
   redisWaitTimeoutMs: 1000,
   /** A node whose heartbeat is not renewed for this long is dead; a survivor adopts its sessions. */
   nodeTimeoutMs: 5000,
+  /** Routes-stream entries the slowest node may have unread before every node slows its publishers. */
+  maxStreamBacklog: 100_000,
   logLevel: "info",
   maxConnections: 10_000,
   maxPacketSize: 1_048_576,
@@ -143,6 +145,7 @@ export const configSchema = z.strictObject({
     .strictObject({
       nodeId: z.string().min(1).max(200).optional(),
       nodeTimeoutMs: int(100, 600_000).default(DEFAULTS.nodeTimeoutMs),
+      maxStreamBacklog: int(100, 1_000_000_000).default(DEFAULTS.maxStreamBacklog),
     })
     .prefault({}),
   logLevel: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel),

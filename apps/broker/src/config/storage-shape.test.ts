@@ -23,7 +23,7 @@ describe("storage settings", () => {
     expect([config.storage, config.redis, config.cluster, config.warnings]).toEqual([
       "redis",
       { url: "redis://file:6379", prefix: "f:", waitReplicas: 1, waitTimeoutMs: 250 },
-      { nodeId: "n1", nodeTimeoutMs: 2000 },
+      { nodeId: "n1", nodeTimeoutMs: 2000, maxStreamBacklog: 100_000 },
       [],
     ]);
   });

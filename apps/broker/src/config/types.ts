@@ -132,6 +132,12 @@ export interface ClusterConfig {
   readonly nodeId: string | undefined;
   /** A node whose heartbeat is not renewed for this long (ms) is dead: a survivor adopts its sessions and fires their wills. */
   readonly nodeTimeoutMs: number;
+  /**
+   * Entries of the routes stream the slowest node may have unread (a subscriber there is
+   * congested and its reader paused) before every node holds its publishers, as for a congested
+   * local subscriber: the stream in Redis's memory stays bounded.
+   */
+  readonly maxStreamBacklog: number;
 }
 
 /** Everything the broker needs to start. */

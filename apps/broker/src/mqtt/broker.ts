@@ -12,7 +12,7 @@ import { ClientHandler, type Durability, type HandlerContext } from "./client-ha
 import type { ConnectionEvents, ConnectionInfo } from "./connection-info.js";
 import { BrokerCounters } from "./counters.js";
 import { SLICE_BYTES } from "../listeners/paced-reader.js";
-import { FlowControl, type Hold } from "./flow-control.js";
+import { FlowControl, STREAM_BACKLOG, type Hold } from "./flow-control.js";
 import { DeniedSummary, LimitSummary } from "./log-summary.js";
 import type { Transport, TransportEvents } from "./transport.js";
 import { PublishTemplates } from "./publish-templates.js";
@@ -56,6 +56,12 @@ export interface BrokerOptions {
    * disconnected as stalled, ms. Default 5000.
    */
   readonly stallMs?: number;
+  /**
+   * A cluster's routes stream is past its backlog bound: publishers told of `STREAM_BACKLOG`
+   * congestion wait while this is true (released each tick once false; the stall budget releases
+   * them for one more window at most each budget).
+   */
+  readonly streamBacklogged?: () => boolean;
   /** How often timers run, ms. Default 1000. */
   readonly tickMs?: number;
   /** Told of accepted and ended connections. */
@@ -133,7 +139,7 @@ export class Broker {
         subscribe: subscribeInTurns,
       },
       templates: new PublishTemplates(),
-      flow: new FlowControl((clientId) => this.router.backlogged(clientId), options.stallMs ?? 5000),
+      flow: new FlowControl((clientId) => (clientId === STREAM_BACKLOG ? (options.streamBacklogged?.() ?? false) : this.router.backlogged(clientId)), options.stallMs ?? 5000),
       maxClientBuffer: options.maxClientBuffer ?? 16 * 1024 * 1024,
       denied: this.#denied,
       ...(options.events === undefined ? {} : { events: options.events }),

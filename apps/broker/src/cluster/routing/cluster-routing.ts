@@ -15,6 +15,7 @@
 import type { Message, Router, RouterOptions } from "@handoff/mqtt-router";
 import type { Logger } from "pino";
 import type { RedisStore } from "../../storage/redis-store.js";
+import { STREAM_BACKLOG } from "../../mqtt/flow-control.js";
 import type { Displaceable } from "../session-handoff.js";
 import type { ClusterKeys } from "../keys.js";
 import { loadSessionRouted, settleMovedSession, type SettleMoved } from "./handoff.js";
@@ -33,8 +34,10 @@ export interface ClusterRoutingOptions {
   /** The broker's flow control for congested subscribers (Broker.holdFor). */
   readonly holdFor: (congested: readonly string[]) => { readonly released: Promise<void> } | undefined;
   readonly log: Logger;
-  /** How often the stream is trimmed and the lag sampled, ms. Default 1000. */
+  /** How often the stream is trimmed and the lag and backlog sampled, ms. Default 250: the backlog bound is passed by at most what the cluster accepts meanwhile. */
   readonly housekeepingMs?: number;
+  /** Entries the slowest node may have unread before publishers here are held (cluster.maxStreamBacklog). */
+  readonly maxStreamBacklog: number;
   readonly now?: () => number;
 }
 
@@ -50,6 +53,8 @@ export interface ClusterRouting {
    * appended to the stream in the batch of its deliveries, fenced by its publisher's token.
    */
   published(message: Message): void;
+  /** True while the slowest node has more than `maxStreamBacklog` entries unread (publishers here are held). */
+  readonly backlogged: () => boolean;
   /** A node was found dead (and taken out of the cluster's set) here: its shared-group memberships go. */
   nodeDead(node: string): void;
   /** Stops reading (the store closes on its own). */
@@ -80,8 +85,11 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
   const route = router.publish.bind(router);
   router.publish = (message) => {
     const outcome = route(message);
-    // Subscribers may be on other nodes: "no matching subscribers" cannot be known here.
-    return outcome.noMatchingSubscribers && !local(message) ? { ...outcome, noMatchingSubscribers: false } : outcome;
+    if (local(message)) return outcome;
+    // Subscribers may be on other nodes: "no matching subscribers" cannot be known here. While
+    // the stream is past its backlog bound, the publisher is held as for a congested subscriber.
+    if (!outcome.noMatchingSubscribers && !counters.backlogged) return outcome;
+    return { ...outcome, noMatchingSubscribers: false, congested: counters.backlogged ? [...outcome.congested, STREAM_BACKLOG] : outcome.congested };
   };
   const reader = new RouteReader({
     connection: store.connection(),
@@ -129,10 +137,10 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
     });
   const handoff = { store, reader, query, stream: keys.routes, now: options.now ?? Date.now, groups };
   const housekeeping = setInterval(() => {
-    void trimAndSample(query, keys, reader.position, counters).catch((err: unknown) => {
+    void trimAndSample(query, keys, reader.position, counters, options.maxStreamBacklog).catch((err: unknown) => {
       log.debug({ err }, "routes stream: housekeeping failed");
     });
-  }, options.housekeepingMs ?? 1000);
+  }, options.housekeepingMs ?? 250);
   housekeeping.unref();
   return {
     published: (message) => {
@@ -144,6 +152,7 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
     loadSession: loadSessionRouted(handoff),
     settleMoved: settleMovedSession(handoff),
     counters,
+    backlogged: () => counters.backlogged,
     nodeDead: (node) => {
       groups.nodeDead(node);
     },
@@ -158,10 +167,13 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
 type Query = ReturnType<RedisStore["connection"]>;
 
 // Trims the stream below the slowest committed cursor (every entry a node still has to read, or a
-// moving session's replay may need, is after it) and samples this node's lag behind the tip.
-async function trimAndSample(query: Query, keys: ClusterKeys, position: string, counters: RoutingCounters): Promise<void> {
+// moving session's replay may need, is after it), so what is left is the slowest node's backlog,
+// and samples this node's lag behind the tip.
+async function trimAndSample(query: Query, keys: ClusterKeys, position: string, counters: RoutingCounters, maxBacklog: number): Promise<void> {
   const slowest = earliestId(await query.hvals(keys.cursors));
   if (slowest !== undefined) await query.xtrim(keys.routes, "MINID", slowest);
+  counters.backlog = await query.xlen(keys.routes);
+  counters.backlogged = counters.backlog > maxBacklog;
   const last = (await query.xrevrange(keys.routes, "+", "-", "COUNT", 1))[0]?.[0];
   const behind = last === undefined || compareIds(last, position) <= 0 ? 0 : Number(last.split("-")[0]) - Number(position.split("-")[0]);
   counters.lagMs = Math.max(0, behind);
