@@ -41,6 +41,12 @@ const V5_GROUPS = [
 ];
 // Requires SUBACK 0x80 where MQTT 5 lets the server give the reason (0x87); checked below instead.
 const V5_NOT_RUN = ["test_subscribe_failure"];
+// Races in the suite itself: after the second client's SUBSCRIBE it waits for the *first* client's
+// SUBACK again (already there), then publishes from the first client at once, so the second
+// subscription may not be in place yet when that PUBLISH arrives on the other socket; under load
+// the second client then gets nothing. A failure is run again once, alone, on a fresh broker; a
+// broker that really loses the message fails both runs.
+const V5_RACY = new Set(["test_subscribe_options"]);
 
 /** One test's outcome as run_paho.py records it. */
 interface Outcome {
@@ -101,6 +107,14 @@ async function runScript(script: string, tests: readonly string[]): Promise<Run>
   return { script, outcomes, discovered, output, seconds: (Date.now() - started) / 1000 };
 }
 
+/** A racy test's failure run again alone (see V5_RACY); the second outcome counts. */
+async function runAgain(script: string, failed: Outcome): Promise<Outcome> {
+  const again = await runScript(script, [failed.name]);
+  const second = again.outcomes.find((o) => o.name === failed.name);
+  console.log(`Paho interop: ${failed.name} ${failed.outcome} once (the suite's own race), again alone: ${second?.outcome ?? "not run"}`);
+  return second === undefined ? failed : { ...second, detail: `${second.detail}\n(first run: ${failed.detail})` };
+}
+
 describe.skipIf(!python)("Eclipse Paho interoperability suites against the broker process", () => {
   let runs: Run[] = [];
   let wallSeconds = 0;
@@ -111,6 +125,7 @@ describe.skipIf(!python)("Eclipse Paho interoperability suites against the broke
       runScript("client_test.py", V311_TESTS),
       ...V5_GROUPS.map((group) => runScript("client_test5.py", group)),
     ]);
+    runs = await Promise.all(runs.map(async (r) => ({ ...r, outcomes: await Promise.all(r.outcomes.map((o) => (o.outcome !== "passed" && r.script === "client_test5.py" && V5_RACY.has(o.name) ? runAgain(r.script, o) : Promise.resolve(o)))) })));
     wallSeconds = (Date.now() - started) / 1000;
     const perRun = runs.map((r) => `${r.script} ${String(r.outcomes.length)} tests ${r.seconds.toFixed(1)} s`).join(", ");
     console.log(`Paho interop: ${wallSeconds.toFixed(1)} s wall (${perRun})`);
