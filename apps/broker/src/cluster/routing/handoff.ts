@@ -48,7 +48,7 @@ export type SettleMoved = (clientId: string, stored: SessionSnapshot, routeBase:
 /**
  * The sessions of one dead node adopted here in one round share its `$share` copies: a copy
  * decided for the dead node that it never routed goes to the first adopted member of its group
- * (`claimed` holds entry id and group of each copy handed out).
+ * (`claimed` holds the origin tag and group of each copy handed out).
  */
 export interface OrphanShares {
   readonly claimed: Set<string>;
