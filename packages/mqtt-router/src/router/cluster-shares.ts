@@ -16,6 +16,9 @@ export type ShareDecisions = ReadonlyMap<string, string>;
 /** The key of one shared group in {@link ShareDecisions}. */
 export const shareKey = (group: string, filter: string): string => `${group}\n${filter}`;
 
+// What a message matching no group anywhere gets: one shared empty map, nothing made per message.
+const NO_DECISIONS: ShareDecisions = new Map();
+
 /** One group: the nodes with members, and whose turn is next. */
 interface GroupNodes {
   readonly group: string;
@@ -63,6 +66,7 @@ export class ClusterShares {
    * members take turns, in name order.
    */
   decide(topic: string): ShareDecisions {
+    if (this.#byKey.size === 0) return NO_DECISIONS;
     const decisions = new Map<string, string>();
     this.#trie.match(topic, (entry) => {
       const nodes = [...entry.nodes].sort();

@@ -62,7 +62,11 @@ export class SharedGroupsRouting {
   /** The decisions for a message accepted here: made on the first ask, the same after. */
   decisionsFor(message: Message): ShareDecisions {
     let decisions = this.#decided.get(message);
-    if (decisions === undefined) this.#decided.set(message, (decisions = this.#shares.decide(message.topic)));
+    if (decisions === undefined) {
+      decisions = this.#shares.decide(message.topic);
+      // Remembered only when there is something to decide again the same way.
+      if (decisions.size > 0) this.#decided.set(message, decisions);
+    }
     return decisions;
   }
 
