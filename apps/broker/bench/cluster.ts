@@ -67,11 +67,17 @@ interface Setup {
   readonly storage: "sqlite" | "redis";
 }
 
-const SETUPS: readonly Setup[] = [
+const ALL_SETUPS: readonly Setup[] = [
   { name: "1 node, SQLite", nodes: 1, storage: "sqlite" },
   { name: "1 node, Redis", nodes: 1, storage: "redis" },
   { name: "3 nodes, Redis", nodes: 3, storage: "redis" },
 ];
+
+// BENCH_ONLY=fanin-qos1,... picks rows, BENCH_SETUPS="3 nodes, Redis;..." setups (';'-separated).
+const only = process.env["BENCH_ONLY"]?.split(",");
+const setupNames = process.env["BENCH_SETUPS"]?.split(";");
+const SCENARIOS_RUN = SCENARIOS.filter((s) => only === undefined || only.includes(s.key));
+const SETUPS = ALL_SETUPS.filter((s) => setupNames === undefined || setupNames.includes(s.name));
 
 interface Row {
   readonly deliveredPerSec: number;
@@ -80,6 +86,8 @@ interface Row {
   /** CPU of the nodes and Redis per delivery, µs. */
   readonly cpuUsPerDelivery: number | undefined;
   readonly lost: number;
+  /** Share of one core each node (in order) and Redis (last) used over the window. */
+  readonly cpuSplit: readonly number[] | undefined;
   /** Copies the nodes dropped during the row (their own count, by any reason but the generators' sessions ending). */
   readonly drops: number | undefined;
 }
@@ -131,11 +139,12 @@ async function run(nodes: readonly Target[], redis: RedisProcess | undefined, s:
     return node === undefined || count === 0 ? [] : [startGenerator(generatorPrefix, { role: "publishers", port: node.port, count, ...publisher, ...timing })];
   });
   await Promise.all(pubs.map((g) => g.ready));
-  let cpu: { start?: number; end?: number } = {};
+  let cpu: { start?: number; end?: number; split0?: number[]; split1?: number[] } = {};
+  const cpuByProcess = (): number[] => [...nodes.map((t) => t.cpuSeconds() ?? 0), redis === undefined ? 0 : (cpuOf(redis.pid() ?? 0) ?? 0)];
   for (const g of [...subs, ...pubs]) g.go();
   const timers = [
-    setTimeout(() => (cpu = { ...cpu, start: cpuNow(nodes, redis) }), WARMUP_MS),
-    setTimeout(() => (cpu = { ...cpu, end: cpuNow(nodes, redis) }), WARMUP_MS + MEASURE_MS),
+    setTimeout(() => (cpu = { ...cpu, start: cpuNow(nodes, redis), split0: cpuByProcess() }), WARMUP_MS),
+    setTimeout(() => (cpu = { ...cpu, end: cpuNow(nodes, redis), split1: cpuByProcess() }), WARMUP_MS + MEASURE_MS),
   ];
   const results: GeneratorResult[] = await Promise.all([...subs, ...pubs].map((g) => g.result)).finally(() => {
     for (const t of timers) clearTimeout(t);
@@ -150,7 +159,9 @@ async function run(nodes: readonly Target[], redis: RedisProcess | undefined, s:
   const cpuSeconds = cpu.start === undefined ? undefined : (cpu.end ?? cpuNow(nodes, redis)) - cpu.start;
   await settle(nodes); // what was routed late is counted too
   const dropsAfter = await dropsOf(nodes);
+  const { split0, split1 } = cpu;
   return {
+    cpuSplit: split0 === undefined || split1 === undefined ? undefined : split1.map((v, i) => (v - (split0[i] ?? 0)) / (MEASURE_MS / 1000)),
     drops: dropsBefore === undefined || dropsAfter === undefined ? undefined : dropsAfter - dropsBefore,
     deliveredPerSec: delivered / seconds,
     p50Ms: worst((r) => r.p50Ms),
@@ -190,19 +201,19 @@ async function main(): Promise<void> {
   try {
     for (const [index, setup] of setups.entries()) {
       await withSetup(setup, redis, index, async (nodes) => {
-        for (const s of SCENARIOS) {
+        for (const s of SCENARIOS_RUN) {
           const row = await run(nodes, setup.storage === "redis" ? redis : undefined, s);
           const byScenario = rows.get(s.key) ?? new Map<string, Row>();
           byScenario.set(setup.name, row);
           rows.set(s.key, byScenario);
-          console.log(`  ${setup.name}: ${s.key} ${int(row.deliveredPerSec)}/s, p99 ${fixed(row.p99Ms)} ms, ${fixed(row.cpuUsPerDelivery)} CPU µs/delivery, ${String(row.drops ?? "?")} dropped${row.lost > 0 ? `, ${String(row.lost)} clients closed` : ""}`);
+          console.log(`  ${setup.name}: ${s.key} ${int(row.deliveredPerSec)}/s, p99 ${fixed(row.p99Ms)} ms, ${fixed(row.cpuUsPerDelivery)} CPU µs/delivery, ${String(row.drops ?? "?")} dropped, CPU ${(row.cpuSplit ?? []).map((c) => `${(c * 100).toFixed(0)}%`).join(" / ")} (nodes / Redis)${row.lost > 0 ? `, ${String(row.lost)} clients closed` : ""}`);
         }
       });
     }
   } finally {
     await redis?.stop();
   }
-  for (const s of SCENARIOS) {
+  for (const s of SCENARIOS_RUN) {
     const byScenario = rows.get(s.key);
     if (byScenario === undefined) continue;
     const table = [["setup", s.metric === "latency" ? "p50 ms" : "delivered/s", "p99 ms", "CPU µs/delivery (nodes + Redis)", "dropped"]];
