@@ -21,7 +21,7 @@ import { Redis } from "ioredis";
 import { ClusterKeys } from "../cluster/keys.js";
 import { fencedBatch, Ownership } from "../cluster/ownership.js";
 import { openRoute, RouteAppends } from "../cluster/routing/route-appends.js";
-import { shareField, type ShareChange } from "../cluster/routing/route-entry.js";
+import type { ShareChange } from "../cluster/routing/route-entry.js";
 import { takeOrphanScript, takeSessionScript, type RouteBase } from "../cluster/take-session.js";
 import { COMMITTED, newTicket, type Ticket } from "./commit-ticket.js";
 import { StoreError, StoreOpenError } from "./errors.js";
@@ -232,14 +232,9 @@ export class RedisStore implements RouterStore {
     this.#record(clientId, this.appends.command(this.#keys.routes, message, shares));
   }
 
-  /**
-   * Records where a shared group has members (the hash a starting node reads) and appends the
-   * change to the routes stream, which the running nodes follow; in the next batch.
-   */
+  /** Records where a shared group has members and appends the change (RouteAppends.shareCommands), in the next batch. */
   shareChanged(change: ShareChange): void {
-    const field = shareField(change.node, change.group, change.filter);
-    this.#record(undefined, change.present ? ["HSET", this.#keys.shares, field, "1"] : ["HDEL", this.#keys.shares, field]);
-    this.#record(undefined, this.appends.shareCommand(this.#keys.routes, change));
+    for (const command of this.appends.shareCommands(this.#keys, change)) this.#record(undefined, command);
   }
 
   /** True while {@link RedisStore.routingRemote} runs. */

@@ -7,7 +7,7 @@
 import type { Message, ShareDecisions } from "@handoff/mqtt-router";
 import type { Redis } from "ioredis";
 import type { ClusterKeys } from "../keys.js";
-import { entryFields, shareChangeFields, type OriginTag, type ShareChange } from "./route-entry.js";
+import { entryFields, shareChangeFields, shareField, type OriginTag, type ShareChange } from "./route-entry.js";
 import { STREAM_START } from "./stream-id.js";
 
 /** One node's appends during one incarnation. */
@@ -32,10 +32,14 @@ export class RouteAppends {
     return ["XADD", stream, "*", ...entryFields(tag, message, shares)];
   }
 
-  /** The XADD of a change of where a shared group has members. */
-  shareCommand(stream: string, change: ShareChange): string[] {
+  /**
+   * A change of where a shared group has members: its write to the shares hash (what a starting
+   * node reads) and its XADD to the routes stream (what the running nodes follow).
+   */
+  shareCommands(keys: ClusterKeys, change: ShareChange): string[][] {
     this.#counter += 1;
-    return ["XADD", stream, "*", ...shareChangeFields(this.#tag(), change)];
+    const field = shareField(change.node, change.group, change.filter);
+    return [change.present ? ["HSET", keys.shares, field, "1"] : ["HDEL", keys.shares, field], ["XADD", keys.routes, "*", ...shareChangeFields(this.#tag(), change)]];
   }
 
   #tag(): OriginTag {

@@ -3,6 +3,7 @@
 // own appends a moving session is owed, and its replay.
 import { shareKey, type Message, type SessionSnapshot } from "@handoff/mqtt-router";
 import { describe, expect, it } from "vitest";
+import { ClusterKeys } from "../keys.js";
 import { RouteAppends } from "./route-appends.js";
 import { OriginsSeen, parseEntry, parseShareFields, shareField } from "./route-entry.js";
 import { replayInto, sessionShareKeys } from "./replay.js";
@@ -63,7 +64,9 @@ describe("shared groups in the stream", () => {
     const appends = new RouteAppends("n1", 2);
     appends.command("routes", message("t", "m"), NO_SHARES);
     const change = { node: "n3", group: "g", filter: "a/+", present: false };
-    const [, , , ...fields] = appends.shareCommand("routes", change);
+    const [hash, xadd] = appends.shareCommands(new ClusterKeys("k:"), change);
+    expect(hash).toEqual(["HDEL", "k:shares", shareField("n3", "g", "a/+")]);
+    const [, , , ...fields] = xadd ?? [];
     const entry = parse(fields);
     expect(entry).toMatchObject({ kind: "share", origin: { node: "n1", incarnation: 2, counter: 2 }, change });
     expect(appends.unread().map((u) => text(u.message))).toEqual(["m"]);
