@@ -16,7 +16,7 @@ function load(argv: string[], env: Record<string, string> = {}, file?: string): 
 describe("storage: redis in the config", () => {
   it("defaults: no url, prefix handoff:, no WAIT, node id unset (the host name)", () => {
     const config = load([]);
-    expect([config.redis, config.cluster]).toEqual([{ url: undefined, prefix: "handoff:", waitReplicas: 0, waitTimeoutMs: 1000 }, { nodeId: undefined, nodeTimeoutMs: 5000 }]);
+    expect([config.redis, config.cluster]).toEqual([{ url: undefined, prefix: "handoff:", waitReplicas: 0, waitTimeoutMs: 1000 }, { nodeId: undefined, nodeTimeoutMs: 5000, maxStreamBacklog: 100_000 }]);
   });
 
   it("reads the file, then the environment, then flags", () => {
