@@ -40,7 +40,7 @@ export class SharedGroupsRouting {
   sharedCopy(message: Message, group: string, filter: string): boolean {
     const key = shareKey(group, filter);
     const remote = this.#remote;
-    if (remote === undefined) return this.decisionsFor(message).get(key) === this.#self;
+    if (remote === undefined) return this.#mine(this.decisionsFor(message).get(key));
     if (!this.#mine(remote.shares.get(key))) return false;
     remote.taken.add(key);
     return true;
