@@ -19,11 +19,11 @@ export const shareKey = (group: string, filter: string): string => `${group}\n${
 // What a message matching no group anywhere gets: one shared empty map, nothing made per message.
 const NO_DECISIONS: ShareDecisions = new Map();
 
-/** One group: the nodes with members, and whose turn is next. */
+/** One group: the nodes with members, kept in name order (their turn order), and whose turn is next. */
 interface GroupNodes {
   readonly group: string;
   readonly filter: string;
-  readonly nodes: Set<string>;
+  readonly nodes: string[];
   turn: number;
 }
 
@@ -39,26 +39,30 @@ export class ClusterShares {
     let entry = this.#byKey.get(key);
     if (present) {
       if (entry === undefined) {
-        entry = { group, filter, nodes: new Set(), turn: 0 };
+        entry = { group, filter, nodes: [], turn: 0 };
         this.#byKey.set(key, entry);
         this.#trie.set(filter, group, entry);
       }
-      entry.nodes.add(node);
+      // Sorted here, on the rare membership change, not per message.
+      if (!entry.nodes.includes(node)) entry.nodes.splice(sortedIndex(entry.nodes, node), 0, node);
       return;
     }
-    if (entry === undefined || !entry.nodes.delete(node) || entry.nodes.size > 0) return;
+    const at = entry?.nodes.indexOf(node) ?? -1;
+    if (entry === undefined || at < 0) return;
+    entry.nodes.splice(at, 1);
+    if (entry.nodes.length > 0) return;
     this.#byKey.delete(key);
     this.#trie.delete(filter, group);
   }
 
   /** The nodes with members of `group` sharing `filter`, in their turn order. */
   nodesOf(group: string, filter: string): readonly string[] {
-    return [...(this.#byKey.get(shareKey(group, filter))?.nodes ?? [])].sort();
+    return [...(this.#byKey.get(shareKey(group, filter))?.nodes ?? [])];
   }
 
   /** Every group `node` has members of (to forget a node that died). */
   groupsOf(node: string): { readonly group: string; readonly filter: string }[] {
-    return [...this.#byKey.values()].filter((e) => e.nodes.has(node)).map(({ group, filter }) => ({ group, filter }));
+    return [...this.#byKey.values()].filter((e) => e.nodes.includes(node)).map(({ group, filter }) => ({ group, filter }));
   }
 
   /**
@@ -69,11 +73,16 @@ export class ClusterShares {
     if (this.#byKey.size === 0) return NO_DECISIONS;
     const decisions = new Map<string, string>();
     this.#trie.match(topic, (entry) => {
-      const nodes = [...entry.nodes].sort();
-      const node = nodes[entry.turn % nodes.length];
-      entry.turn = (entry.turn + 1) % nodes.length;
+      const node = entry.nodes[entry.turn % entry.nodes.length];
+      entry.turn = (entry.turn + 1) % entry.nodes.length;
       if (node !== undefined) decisions.set(shareKey(entry.group, entry.filter), node);
     });
     return decisions;
   }
+}
+
+// Where `node` goes in the name-ordered `nodes`.
+function sortedIndex(nodes: readonly string[], node: string): number {
+  const at = nodes.findIndex((n) => n > node);
+  return at < 0 ? nodes.length : at;
 }

@@ -8,7 +8,6 @@
  * offline session). The read ACL is checked when the queue is sent, as for every restored delivery.
  * @module
  */
-import { parseSharedFilter } from "@handoff/mqtt-router/codec";
 import { shareKey, type Delivery, type Message, type QoS, type SessionSnapshot } from "@handoff/mqtt-router";
 import { matches } from "../../auth/topic-filter.js";
 import type { StoredDelivery } from "../../storage/snapshot.js";
@@ -27,7 +26,7 @@ function deliveryFor(session: SessionSnapshot, message: Message): Delivery | und
   let retain = false;
   const ids: number[] = [];
   for (const s of session.subscriptions) {
-    if (parseSharedFilter(s.filter) !== undefined || !matches(s.filter, message.topic)) continue;
+    if (s.share !== undefined || !matches(s.filter, message.topic)) continue;
     if (s.noLocal && message.origin === session.record.clientId) continue;
     granted = granted === undefined || s.qos > granted ? s.qos : granted;
     retain ||= s.retainAsPublished && message.retain;
@@ -45,18 +44,14 @@ export interface ReplayItem {
 /** The shared groups `session` is a member of, by `shareKey`. */
 export function sessionShareKeys(session: SessionSnapshot): Set<string> {
   const keys = new Set<string>();
-  for (const s of session.subscriptions) {
-    const shared = parseSharedFilter(s.filter);
-    if (shared !== undefined && shared !== null) keys.add(shareKey(shared.group, shared.filter));
-  }
+  for (const { share } of session.subscriptions) if (share !== undefined) keys.add(shareKey(share.group, share.filter));
   return keys;
 }
 
 // The copy of `message` for `session`'s shared subscription of group `key`, if it has one.
 function sharedDeliveryFor(session: SessionSnapshot, message: Message, key: string): Delivery | undefined {
   for (const s of session.subscriptions) {
-    const shared = parseSharedFilter(s.filter);
-    if (shared === undefined || shared === null || shareKey(shared.group, shared.filter) !== key) continue;
+    if (s.share === undefined || shareKey(s.share.group, s.share.filter) !== key) continue;
     return { message, qos: minQos(message.qos, s.qos), retain: s.retainAsPublished && message.retain, subscriptionIds: s.subscriptionId === undefined ? [] : [s.subscriptionId] };
   }
   return undefined;

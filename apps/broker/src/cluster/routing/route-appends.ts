@@ -15,7 +15,7 @@ export class RouteAppends {
   readonly #node: string;
   readonly #incarnation: number;
   #counter = 0;
-  #unread: { readonly counter: number; readonly tag: OriginTag; readonly message: Message; readonly shares: ShareDecisions }[] = [];
+  #unread: { readonly tag: OriginTag; readonly message: Message; readonly shares: ShareDecisions }[] = [];
   /** Entries of #unread before this index are passed. */
   #head = 0;
 
@@ -28,7 +28,7 @@ export class RouteAppends {
   command(stream: string, message: Message, shares: ShareDecisions): (string | Buffer)[] {
     this.#counter += 1;
     const tag = this.#tag();
-    this.#unread.push({ counter: this.#counter, tag, message, shares });
+    this.#unread.push({ tag, message, shares });
     return ["XADD", stream, "*", ...entryFields(tag, message, shares)];
   }
 
@@ -52,7 +52,7 @@ export class RouteAppends {
     // Amortised O(1) per entry: the reader passes entries in order, often thousands behind the
     // appends under load, so the array is cut only once most of it is passed.
     const unread = this.#unread;
-    while (this.#head < unread.length && (unread[this.#head]?.counter ?? Infinity) <= counter) this.#head += 1;
+    while (this.#head < unread.length && (unread[this.#head]?.tag.counter ?? Infinity) <= counter) this.#head += 1;
     if (this.#head === unread.length) {
       this.#unread = [];
       this.#head = 0;

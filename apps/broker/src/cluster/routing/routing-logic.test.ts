@@ -113,7 +113,7 @@ describe("a moving session's replay", () => {
     subscriptions: [
       { filter: "a/#", qos: 1, noLocal: true, retainAsPublished: true, retainHandling: 0, subscriptionId: 4 },
       { filter: "a/+", qos: 2, noLocal: false, retainAsPublished: false, retainHandling: 0 },
-      { filter: "$share/g/a/#", qos: 2, noLocal: false, retainAsPublished: false, retainHandling: 0 },
+      { filter: "$share/g/a/#", qos: 2, noLocal: false, retainAsPublished: false, retainHandling: 0, share: { group: "g", filter: "a/#" } },
     ],
     deliveries: [{ seq: 7, delivery: { message: message("a/x", "stored"), qos: 1, retain: false, subscriptionIds: [] } }],
     inboundQos2: [],
