@@ -24,6 +24,15 @@ function subscribe(filter: string, packetId: number): Packet {
 
 const types = (packets: readonly Packet[]): string[] => packets.map((p) => p.type);
 
+/** `sub` subscribed to t (committed), and `pub` connected. */
+async function subscriberAndPublisher(world: World): Promise<{ sub: Awaited<ReturnType<World["connected"]>>; pub: Awaited<ReturnType<World["connected"]>> }> {
+  const sub = await world.connected("sub");
+  sub.send(subscribe("t", 1));
+  await settle();
+  await world.commits.commit();
+  return { sub, pub: await world.connected("pub") };
+}
+
 describe("client session: acknowledgements wait for the commit", () => {
   it("sends no PUBACK before the commit is reported, and sends it once it is", async () => {
     const world = new World();
@@ -78,11 +87,7 @@ describe("client session: acknowledgements wait for the commit", () => {
 
   it("sends a QoS 1 delivery only once its routing is committed", async () => {
     const world = new World();
-    const sub = await world.connected("sub");
-    sub.send(subscribe("t", 1));
-    await settle();
-    await world.commits.commit();
-    const pub = await world.connected("pub");
+    const { sub, pub } = await subscriberAndPublisher(world);
     pub.send(publish("t", 9));
     await settle();
     expect(types(sub.host.packets)).toEqual(["connack", "suback"]);
@@ -95,11 +100,7 @@ describe("client session: acknowledgements wait for the commit", () => {
 describe("client session: taken over by another node", () => {
   it("drops a delivery and an acknowledgement waiting for a commit, then sends DISCONNECT 0x8E", async () => {
     const world = new World();
-    const sub = await world.connected("sub");
-    sub.send(subscribe("t", 1));
-    await settle();
-    await world.commits.commit();
-    const pub = await world.connected("pub");
+    const { sub, pub } = await subscriberAndPublisher(world);
     // Routed to sub and acknowledged to pub once committed; the other node's claim comes first,
     // so this node's writes for both are refused: neither client may see what they promise.
     pub.send(publish("t", 9));

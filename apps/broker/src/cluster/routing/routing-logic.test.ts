@@ -139,6 +139,11 @@ describe("a moving session's replay", () => {
     expect(snapshot.deliveries.map((d) => d.seq)).toEqual([7, 8, 9]);
   });
 
+  it("replays a 3.1.1 subscription to a literal $share/ filter, which is a plain subscription there", () => {
+    const literal: SessionSnapshot = { ...session, subscriptions: [{ filter: "$share/x/t", qos: 1, noLocal: false, retainAsPublished: false, retainHandling: 0 }], deliveries: [] };
+    expect(replayInto(literal, [{ message: message("$share/x/t", "m") }], 100).added.map((d) => text(d.delivery.message))).toEqual(["m"]);
+  });
+
   it("adds a shared group's copy only where the caller names the group (a dead node's copies), after the plain copy", () => {
     expect([...sessionShareKeys(session)]).toEqual([shareKey("g", "a/#")]);
     const { added } = replayInto(
