@@ -15,7 +15,7 @@ import { redisInstalled, startRedis, type RedisProcess } from "../src/cluster/re
 import { startGenerator, type GeneratorProcess } from "./generator-process.js";
 import type { GeneratorJob, GeneratorResult } from "./peers-generator.js";
 import { printTable } from "./report.js";
-import { cpuOf, handoffWith, pinBrokers, which, type Target, type TargetKind } from "./targets.js";
+import { cpuOf, droppedCopies, handoffWith, pinBrokers, settleAll, which, type Target, type TargetKind } from "./targets.js";
 import { execFileSync } from "node:child_process";
 
 const WARMUP_MS = 1000;
@@ -95,34 +95,13 @@ interface Row {
 // `total` split over `parts` as evenly as can be, larger shares first.
 const split = (total: number, parts: number): number[] => Array.from({ length: parts }, (_, i) => Math.floor(total / parts) + (i < total % parts ? 1 : 0));
 
-const cpuNow = (nodes: readonly Target[], redis: RedisProcess | undefined): number =>
-  nodes.reduce((n, t) => n + (t.cpuSeconds() ?? 0), 0) + (redis === undefined ? 0 : (cpuOf(redis.pid() ?? 0) ?? 0));
-
-// Waits until every node is idle (under 10% of a core over 500 ms, at most 20 s).
-async function settle(nodes: readonly Target[]): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const a = cpuNow(nodes, undefined);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    if (cpuNow(nodes, undefined) - a < 0.05 * nodes.length || Date.now() > deadline) return;
-  }
-}
-
-async function dropsOf(nodes: readonly Target[]): Promise<number | undefined> {
-  let total = 0;
-  for (const node of nodes) {
-    const drops = await node.drops();
-    if (drops === undefined) return undefined;
-    // The generators' clean sessions end with the row: their queues and the plans still in
-    // flight for them go then, by the spec, not lost for a subscriber that was reading.
-    for (const [reason, n] of drops) if (reason !== "session-discarded" && reason !== "stale-plan") total += n;
-  }
-  return total;
-}
+// CPU seconds used so far by each node, in order, and Redis (last).
+const cpuByProcess = (nodes: readonly Target[], redis: RedisProcess | undefined): number[] => [...nodes.map((t) => t.cpuSeconds() ?? 0), redis === undefined ? 0 : (cpuOf(redis.pid() ?? 0) ?? 0)];
+const sum = (values: readonly number[]): number => values.reduce((n, v) => n + v, 0);
 
 async function run(nodes: readonly Target[], redis: RedisProcess | undefined, s: Scenario): Promise<Row> {
-  await settle(nodes);
-  const dropsBefore = await dropsOf(nodes);
+  await settleAll(nodes);
+  const dropsBefore = await droppedCopies(nodes);
   const timing = { warmupMs: WARMUP_MS, measureMs: MEASURE_MS, version: 5 as const };
   const [first] = nodes;
   if (first === undefined) throw new Error("no node");
@@ -139,12 +118,11 @@ async function run(nodes: readonly Target[], redis: RedisProcess | undefined, s:
     return node === undefined || count === 0 ? [] : [startGenerator(generatorPrefix, { role: "publishers", port: node.port, count, ...publisher, ...timing })];
   });
   await Promise.all(pubs.map((g) => g.ready));
-  let cpu: { start?: number; end?: number; split0?: number[]; split1?: number[] } = {};
-  const cpuByProcess = (): number[] => [...nodes.map((t) => t.cpuSeconds() ?? 0), redis === undefined ? 0 : (cpuOf(redis.pid() ?? 0) ?? 0)];
+  let cpu: { start?: number[]; end?: number[] } = {};
   for (const g of [...subs, ...pubs]) g.go();
   const timers = [
-    setTimeout(() => (cpu = { ...cpu, start: cpuNow(nodes, redis), split0: cpuByProcess() }), WARMUP_MS),
-    setTimeout(() => (cpu = { ...cpu, end: cpuNow(nodes, redis), split1: cpuByProcess() }), WARMUP_MS + MEASURE_MS),
+    setTimeout(() => (cpu = { ...cpu, start: cpuByProcess(nodes, redis) }), WARMUP_MS),
+    setTimeout(() => (cpu = { ...cpu, end: cpuByProcess(nodes, redis) }), WARMUP_MS + MEASURE_MS),
   ];
   const results: GeneratorResult[] = await Promise.all([...subs, ...pubs].map((g) => g.result)).finally(() => {
     for (const t of timers) clearTimeout(t);
@@ -156,12 +134,13 @@ async function run(nodes: readonly Target[], redis: RedisProcess | undefined, s:
     const values = got.map(pick).filter((v): v is number => v !== undefined);
     return values.length === 0 ? undefined : Math.max(...values);
   };
-  const cpuSeconds = cpu.start === undefined ? undefined : (cpu.end ?? cpuNow(nodes, redis)) - cpu.start;
-  await settle(nodes); // what was routed late is counted too
-  const dropsAfter = await dropsOf(nodes);
-  const { split0, split1 } = cpu;
+  const start = cpu.start;
+  const end = cpu.end ?? cpuByProcess(nodes, redis);
+  const cpuSeconds = start === undefined ? undefined : sum(end) - sum(start);
+  await settleAll(nodes); // what was routed late is counted too
+  const dropsAfter = await droppedCopies(nodes);
   return {
-    cpuSplit: split0 === undefined || split1 === undefined ? undefined : split1.map((v, i) => (v - (split0[i] ?? 0)) / (MEASURE_MS / 1000)),
+    cpuSplit: start === undefined ? undefined : end.map((v, i) => (v - (start[i] ?? 0)) / (MEASURE_MS / 1000)),
     drops: dropsBefore === undefined || dropsAfter === undefined ? undefined : dropsAfter - dropsBefore,
     deliveredPerSec: delivered / seconds,
     p50Ms: worst((r) => r.p50Ms),

@@ -9,7 +9,7 @@ import { cpus } from "node:os";
 import { closeAll, openMany } from "./client.js";
 import { startGenerator } from "./generator-process.js";
 import type { GeneratorJob } from "./peers-generator.js";
-import { aedes, cpuOf, handoffWith, mosquitto, pinBrokers, which, type Target, type TargetKind } from "./targets.js";
+import { aedes, cpuOf, droppedCopies, handoffWith, mosquitto, pinBrokers, settleAll, which, type Target, type TargetKind } from "./targets.js";
 
 // BENCH_MEASURE_MS lengthens the window (for a profile); BENCH_ONLY=fanin-qos1,... and
 // BENCH_BROKERS="handoff (memory),..." pick rows and columns; BENCH_PROF=<dir> profiles handoff.
@@ -85,27 +85,10 @@ interface Row {
   readonly deliveriesPerCommit?: number | undefined;
 }
 
-async function totalDrops(t: Target): Promise<number | undefined> {
-  const drops = await t.drops();
-  return drops === undefined ? undefined : [...drops].filter(([reason]) => reason !== "session-discarded").reduce((n, [, v]) => n + v, 0);
-}
-
-// Waits until the broker is idle (under 10% of a core over 500 ms, at most 20 s), so what one row
-// left behind (unread input, queues) does not run into the next.
-async function settle(t: Target): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const a = t.cpuSeconds();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const b = t.cpuSeconds();
-    if (a === undefined || b === undefined || b - a < 0.05 || Date.now() > deadline) return;
-  }
-}
-
 async function run(t: Target, version: 4 | 5, s: Scenario): Promise<Row> {
-  await settle(t);
+  await settleAll([t]);
   const timing = { warmupMs: WARMUP_MS, measureMs: MEASURE_MS };
-  const before = await totalDrops(t);
+  const before = await droppedCopies([t]);
   const subs = startGenerator(generatorPrefix, { role: "subscribers", port: t.port, version, ...s.subscribers, ...timing });
   await subs.ready;
   const pubs = startGenerator(generatorPrefix, { role: "publishers", port: t.port, version, ...s.publishers, ...timing });
@@ -132,7 +115,7 @@ async function run(t: Target, version: 4 | 5, s: Scenario): Promise<Row> {
   const seconds = ((window.t1 ?? performance.now()) - (window.t0 ?? 0)) / 1000;
   const serverCpuS = start?.server === undefined || end.server === undefined ? undefined : end.server - start.server;
   await new Promise((resolve) => setTimeout(resolve, 300)); // let the broker see the clients go
-  const after = await totalDrops(t);
+  const after = await droppedCopies([t]);
   const lost = sub.lost + pub.lost;
   const [c0, c1] = await Promise.all([commits.start, commits.end]);
   return {

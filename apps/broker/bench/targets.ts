@@ -309,3 +309,32 @@ export function mosquitto(binary: string): TargetKind {
     },
   };
 }
+
+/**
+ * Waits until every target is idle (under 10% of a core each over 500 ms, at most 20 s), so what
+ * one row left behind (unread input, queues, routing between nodes) does not run into the next.
+ */
+export async function settleAll(targets: readonly Target[]): Promise<void> {
+  const cpu = (): number => targets.reduce((n, t) => n + (t.cpuSeconds() ?? 0), 0);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const a = cpu();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    if (cpu() - a < 0.05 * targets.length || Date.now() > deadline) return;
+  }
+}
+
+/**
+ * Copies handoff targets dropped so far, by their own count (undefined for other brokers): every
+ * reason but those of the generators' clean sessions ending with a row (their queues and the plans
+ * still in flight for them go then, by the spec, not lost for a subscriber that was reading).
+ */
+export async function droppedCopies(targets: readonly Target[]): Promise<number | undefined> {
+  let total = 0;
+  for (const t of targets) {
+    const drops = await t.drops();
+    if (drops === undefined) return undefined;
+    for (const [reason, n] of drops) if (reason !== "session-discarded" && reason !== "stale-plan") total += n;
+  }
+  return total;
+}
