@@ -1,9 +1,10 @@
 /**
  * Entry of a client process of the relay bench (started by processes.ts with a JSON job in
  * argv[2]). It connects at once and replies `{ connected }` over IPC; then
- * - a publisher publishes on `{ cmd: "go" }` and replies `{ sent }` when done;
- * - subscribers reply their frame count on `{ cmd: "count" }`, and their counts with the latency
- *   histogram on `{ cmd: "report" }`, then exit.
+ * - a publisher publishes `groups` groups stamped with `round` on `{ cmd: "go", round, groups }` and
+ *   replies `{ sent }` when done;
+ * - subscribers reply the frame count of a round on `{ cmd: "count", round }`, and their counts with
+ *   the latency histograms of both rounds on `{ cmd: "report" }`, then exit.
  * @module
  */
 import { installPolyfills } from "../src/e2e/harness.test-helpers.js";
@@ -20,7 +21,7 @@ export type ClientReply =
   | { readonly connected: number }
   | { readonly sent: true }
   | { readonly count: number }
-  | { readonly frames: number; readonly resets: number; readonly latency: [number, number][] };
+  | { readonly frames: number; readonly resets: number; readonly latency: [number, number][]; readonly warmLatency: [number, number][] };
 
 installPolyfills();
 // The client libraries log every stream; the bench prints its own table.
@@ -43,20 +44,19 @@ process.on("disconnect", () => process.exit(0));
 if (job.role === "publisher") {
   publisher(job.server, job.port, job.pace).then((publish) => {
     reply({ connected: 1 });
-    process.on("message", (m: { cmd?: string }) => {
-      if (m.cmd === "go") publish().then(() => { reply({ sent: true }); }, fail);
+    process.on("message", (m: { cmd?: string; round?: number; groups?: number }) => {
+      if (m.cmd === "go") publish(m.round ?? 1, m.groups ?? 0).then(() => { reply({ sent: true }); }, fail);
     });
   }, fail);
 } else {
-  const counts: Counts = { frames: 0, resets: 0, latency: new Map() };
+  const counts: Counts = { frames: 0, warmFrames: 0, resets: 0, latency: new Map(), warmLatency: new Map() };
   subscribeMany(job.kind, job.port, job.count, counts).then((closers) => {
     reply({ connected: closers.length });
-    process.on("message", (m: { cmd?: string }) => {
-      if (m.cmd === "count") reply({ count: counts.frames });
+    process.on("message", (m: { cmd?: string; round?: number }) => {
+      if (m.cmd === "count") reply({ count: m.round === 0 ? counts.warmFrames : counts.frames });
       if (m.cmd !== "report") return;
-      const latency = [...counts.latency];
       // Exit without closing each client: a thousand clean closes would only slow the next run.
-      reply({ frames: counts.frames, resets: counts.resets, latency }, () => process.exit(0));
+      reply({ frames: counts.frames, resets: counts.resets, latency: [...counts.latency], warmLatency: [...counts.warmLatency] }, () => process.exit(0));
     });
   }, fail);
 }

@@ -4,6 +4,10 @@
  * server under test runs alone on CPU 0; the publisher and up to four subscriber processes on CPU 1
  * (taskset, when present). Subscribers: the minimal client at lite-04, lite-05 and lite-06 (so the
  * client side costs little and the relay's cost shows), `@moq/lite` 0.2.2 and `@moq/net` 0.3.
+ * Each run first publishes a warm-up round of 2 s and waits for it to arrive: a fresh client process
+ * compiles its hot code while it serves, and with the clients sharing one core that showed up as a
+ * 100-200 ms tail in the first half second for every client kind but `ws`, whatever the server did.
+ * The warm-up round's p99 is printed apart ("cold p99"). Then the measured round.
  * Prints frames/s (within the publishing time + 0.5 s), the share delivered once delivery stopped,
  * p50/p99, server CPU and CPU µs per delivered frame over the whole delivery (the figure that stays
  * comparable on a loaded machine), server RSS, server write system calls per frame (syscw) and the clients' CPU.
@@ -19,7 +23,8 @@ import { merge, quantiles, type Histogram } from "./stats.js";
 import { RELAY_KINDS, type SubscriberKind } from "./subscribers.js";
 
 const SECONDS = 4;
-const PACE: Pace = { groupsPerS: 50, framesPerGroup: 5, frameBytes: 1000, groups: 50 * SECONDS };
+const WARMUP_SECONDS = 2;
+const PACE: Pace = { groupsPerS: 50, framesPerGroup: 5, frameBytes: 1000 };
 /** frames/s counts what arrived this long after the publisher is done. */
 const DRAIN_MS = 500;
 /** After that, the bench waits for the rest while the count grows (1 s without progress ends it), up to this long. */
@@ -34,6 +39,8 @@ interface Row {
   readonly delivered: number;
   readonly p50: number;
   readonly p99: number;
+  /** p99 of the warm-up round. */
+  readonly coldP99: number;
   /** Server CPU over the run, share of one core. */
   readonly cpu: number;
   /** Server CPU from the first frame published until delivery stopped, per delivered frame, µs. */
@@ -48,6 +55,16 @@ interface Row {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Waits while `count()` grows towards `owed` (1 s without progress ends it), at most `maxMs`. */
+async function settle(count: () => Promise<number>, from: number, owed: number, maxMs: number): Promise<void> {
+  const end = performance.now() + maxMs;
+  for (let last = -1, now = from; now < owed && now > last && performance.now() < end; ) {
+    await sleep(1000);
+    last = now;
+    now = await count();
+  }
+}
 
 function server(kind: SubscriberKind): Promise<Server> {
   return kind === "ws"
@@ -71,24 +88,22 @@ async function measure(kind: SubscriberKind, subscribers: number): Promise<Row> 
       job({ role: "subscribers", kind, port: s.port, count: Math.floor(subscribers / processes) + (i < subscribers % processes ? 1 : 0) }),
     );
     await Promise.all(subs.map((c) => c.ask({ cmd: "ready" })));
+    const count = async (round: number): Promise<number> => (await Promise.all(subs.map((c) => c.ask({ cmd: "count", round })))).reduce((n, r) => n + ("count" in r ? r.count : 0), 0);
+    const owed = (seconds: number): number => PACE.groupsPerS * seconds * PACE.framesPerGroup * subscribers;
+    await pub.ask({ cmd: "go", round: 0, groups: PACE.groupsPerS * WARMUP_SECONDS });
+    await sleep(DRAIN_MS);
+    await settle(() => count(0), await count(0), owed(WARMUP_SECONDS), SETTLE_MAX_MS);
     await sleep(300);
     const clientCpu = (): number => clients.reduce((n, c) => n + cpuSeconds(c.pid), 0);
     const cpu0 = cpuSeconds(s.child.pid);
     const writes0 = writeCalls(s.child.pid);
     const client0 = clientCpu();
     const t0 = performance.now();
-    await pub.ask({ cmd: "go" });
+    await pub.ask({ cmd: "go", round: 1, groups: PACE.groupsPerS * SECONDS });
     await sleep(DRAIN_MS);
-    const owed = PACE.groups * PACE.framesPerGroup * subscribers;
-    const count = async (): Promise<number> => (await Promise.all(subs.map((c) => c.ask({ cmd: "count" })))).reduce((n, r) => n + ("count" in r ? r.count : 0), 0);
-    const inWindow = await count();
+    const inWindow = await count(1);
     // Then the rest: CPU per frame covers all the work on the frames that arrived.
-    const settleEnd = performance.now() + SETTLE_MAX_MS;
-    for (let last = -1, now = inWindow; now < owed && now > last && performance.now() < settleEnd; ) {
-      await sleep(1000);
-      last = now;
-      now = await count();
-    }
+    await settle(() => count(1), inWindow, owed(SECONDS), SETTLE_MAX_MS);
     const cpu = cpuSeconds(s.child.pid) - cpu0;
     const writes = writeCalls(s.child.pid) - writes0;
     if (process.env["BENCH_PROF"] !== undefined) {
@@ -99,6 +114,7 @@ async function measure(kind: SubscriberKind, subscribers: number): Promise<Row> 
     const elapsed = (performance.now() - t0) / 1000;
     const rss = rssMiB(s.child.pid);
     const latency: Histogram = new Map();
+    const warmLatency: Histogram = new Map();
     let frames = 0;
     let resets = 0;
     for (const r of await Promise.all(subs.map((c) => c.ask({ cmd: "report" })))) {
@@ -106,13 +122,16 @@ async function measure(kind: SubscriberKind, subscribers: number): Promise<Row> 
       frames += r.frames;
       resets += r.resets;
       merge(latency, r.latency);
+      merge(warmLatency, r.warmLatency);
     }
     const [p50 = Number.NaN, p99 = Number.NaN] = quantiles(latency, [0.5, 0.99]);
+    const [coldP99 = Number.NaN] = quantiles(warmLatency, [0.99]);
     return {
       framesPerS: inWindow / SECONDS,
-      delivered: frames / owed,
+      delivered: frames / owed(SECONDS),
       p50,
       p99,
+      coldP99,
       cpu: cpu / elapsed,
       usPerFrame: frames === 0 ? Number.NaN : (cpu / frames) * 1e6,
       rss,
@@ -157,7 +176,7 @@ function printTable(rows: readonly (readonly string[])[]): void {
 const sizes = (process.env["BENCH_SUBS"] ?? "1,100,1000").split(",").map(Number);
 const only = process.env["BENCH_KINDS"]?.split(",").map((k) => k.trim());
 const kinds = (["ws", ...RELAY_KINDS] as const).filter((k) => only === undefined || only.includes(k));
-console.log(`relay bench: node ${process.version}; ${String(PACE.groupsPerS)} groups/s x ${String(PACE.framesPerGroup)} frames x ${String(PACE.frameBytes)} B for ${String(SECONDS)} s`);
+console.log(`relay bench: node ${process.version}; ${String(PACE.groupsPerS)} groups/s x ${String(PACE.framesPerGroup)} frames x ${String(PACE.frameBytes)} B for ${String(SECONDS)} s, after a ${String(WARMUP_SECONDS)} s warm-up round`);
 console.log(pinned ? "server pinned to CPU 0; publisher and subscriber processes (up to 4) to CPU 1 (taskset)" : "no taskset (or one CPU): processes not pinned");
 console.log("CPU µs/frame = server utime+stime over the run / frames delivered; the machine may be shared, rates are noisy, CPU per frame less so");
 for (const n of sizes) {
@@ -167,7 +186,7 @@ for (const n of sizes) {
     results.set(kind, await bounded(kind, n));
   }
   const ws = results.get("ws");
-  const header = ["subscribers: " + String(n), "frames/s", "delivered", "groups reset", "p50 ms", "p99 ms", "server CPU", "CPU µs/frame", "RSS MiB", "writes/frame", "client CPU", "frames/s vs ws", "p99 vs ws", "µs/frame vs ws"];
+  const header = ["subscribers: " + String(n), "frames/s", "delivered", "groups reset", "p50 ms", "p99 ms", "cold p99 ms", "server CPU", "CPU µs/frame", "RSS MiB", "writes/frame", "client CPU", "frames/s vs ws", "p99 vs ws", "µs/frame vs ws"];
   const failures: string[] = [];
   const rows = [...results].map(([kind, r]) => {
     if (typeof r === "string") {
@@ -182,6 +201,7 @@ for (const n of sizes) {
       kind.startsWith("minimal") ? String(r.resets) : "-",
       f1(r.p50),
       f1(r.p99),
+      f1(r.coldP99),
       `${(r.cpu * 100).toFixed(0)}%`,
       f1(r.usPerFrame),
       f1(r.rss),

@@ -15,27 +15,26 @@ export interface Pace {
   readonly groupsPerS: number;
   readonly framesPerGroup: number;
   readonly frameBytes: number;
-  readonly groups: number;
 }
 
-/** Calls `send(g)` for g = 0..count-1 at `groupsPerS`. */
-async function drive(pace: Pace, send: (g: number) => void): Promise<void> {
+/** Calls `send(g)` for g = 0..groups-1 at `groupsPerS`. */
+async function drive(pace: Pace, groups: number, send: (g: number) => void): Promise<void> {
   const start = performance.now();
-  for (let g = 0; g < pace.groups; g++) {
+  for (let g = 0; g < groups; g++) {
     const wait = start + (g * 1000) / pace.groupsPerS - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     send(g);
   }
 }
 
-/** Connects a publisher to `server` on `port`; the returned function publishes `pace` and resolves when all is sent. */
-export async function publisher(server: "relay" | "ws", port: number, pace: Pace): Promise<() => Promise<void>> {
+/** Connects a publisher to `server` on `port`; the returned function publishes `groups` groups at `pace`, stamped with `round`, and resolves when all is sent. */
+export async function publisher(server: "relay" | "ws", port: number, pace: Pace): Promise<(round: number, groups: number) => Promise<void>> {
   if (server === "ws") {
     const ws = new WebSocket(`ws://127.0.0.1:${String(port)}/pub`);
     await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
-    return () =>
-      drive(pace, (g) => {
-        for (let f = 0; f < pace.framesPerGroup; f++) ws.send(stampedFrame(pace.frameBytes, g, f));
+    return (round, groups) =>
+      drive(pace, groups, (g) => {
+        for (let f = 0; f < pace.framesPerGroup; f++) ws.send(stampedFrame(pace.frameBytes, g, f, round));
       });
   }
   const conn = await connect(port, "", "lite-04");
@@ -43,12 +42,12 @@ export async function publisher(server: "relay" | "ws", port: number, pace: Pace
   conn.publish(Moq.Path.from(TARGET.path, TARGET.broadcast), broadcast);
   // The relay asks for the track when the first subscriber subscribes, i.e. before `go`.
   const requested = broadcast.requested();
-  return async () => {
+  return async (round, groups) => {
     const req = await within(requested, 5000, "the relay's request for the track");
     if (!req) throw new Error("broadcast closed before the relay asked for the track");
-    await drive(pace, () => {
+    await drive(pace, groups, () => {
       const group = req.track.appendGroup();
-      for (let f = 0; f < pace.framesPerGroup; f++) group.writeFrame(stampedFrame(pace.frameBytes, group.sequence, f));
+      for (let f = 0; f < pace.framesPerGroup; f++) group.writeFrame(stampedFrame(pace.frameBytes, group.sequence, f, round));
       group.close();
     });
   };

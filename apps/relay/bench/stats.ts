@@ -2,7 +2,8 @@
  * Latencies as a histogram of 0.1 ms buckets: a subscriber process sends its buckets, the bench
  * merges them across processes and reads quantiles, so a million frames cost a few kilobytes.
  * Frames carry their send time (performance.timeOrigin + performance.now(), the same clock in
- * every process of the machine) in their first 8 bytes.
+ * every process of the machine) in their first 8 bytes, and the round they belong to (0: the
+ * warm-up, 1: the measured run) at byte 13.
  * @module
  */
 
@@ -11,6 +12,11 @@ export type Histogram = Map<number, number>;
 
 /** The wall clock in milliseconds, comparable across processes. */
 export const wallNow = (): number => performance.timeOrigin + performance.now();
+
+/** The round a stamped frame belongs to (see {@link stampedFrame}). */
+export function roundOf(payload: Uint8Array): number {
+  return payload.byteLength > 13 ? (payload[13] ?? 0) : 0;
+}
 
 /** Counts one frame's latency from the stamp in its payload. */
 export function record(histogram: Histogram, payload: Uint8Array): void {
@@ -41,12 +47,13 @@ export function quantiles(histogram: Histogram, qs: readonly number[]): number[]
   });
 }
 
-/** A frame of `bytes` bytes stamped now, with its group and frame index at bytes 8 and 12. */
-export function stampedFrame(bytes: number, group: number, index: number): Uint8Array {
+/** A frame of `bytes` bytes stamped now, with its group, frame index and round at bytes 8, 12 and 13. */
+export function stampedFrame(bytes: number, group: number, index: number, round: number): Uint8Array {
   const out = new Uint8Array(bytes);
   const view = new DataView(out.buffer);
   view.setFloat64(0, wallNow());
   view.setUint32(8, group);
   out[12] = index;
+  out[13] = round;
   return out;
 }

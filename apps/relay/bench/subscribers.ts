@@ -9,7 +9,7 @@ import WebSocket from "ws";
 import { connect } from "../src/e2e/harness.test-helpers.js";
 import { connectNet } from "../src/e2e/net-harness.test-helpers.js";
 import { rawSubscriber } from "../src/e2e/raw-subscriber.test-helpers.js";
-import { record, type Histogram } from "./stats.js";
+import { record, roundOf, type Histogram } from "./stats.js";
 
 /** A subscriber implementation, by the name the bench prints. */
 export type SubscriberKind = "ws" | "minimal lite-04" | "minimal lite-05" | "minimal lite-06" | "@moq/lite lite-04" | "@moq/net lite-05" | "@moq/net lite-06-wip";
@@ -20,12 +20,14 @@ export const RELAY_KINDS: readonly SubscriberKind[] = ["minimal lite-04", "minim
 /** Where the publisher publishes: connection path, broadcast (relative to it) and track. */
 export const TARGET = { path: "bench", broadcast: "bench", track: "data" } as const;
 
-/** What a subscriber process counted. */
+/** What a subscriber process counted: the measured round, and the warm-up round apart. */
 export interface Counts {
   frames: number;
+  warmFrames: number;
   /** Group streams the relay reset (minimal clients only: the libraries do not say). */
   resets: number;
   readonly latency: Histogram;
+  readonly warmLatency: Histogram;
 }
 
 // Reads every group of a library track in arrival order, every frame of each group concurrently.
@@ -91,8 +93,13 @@ export async function subscribeMany(kind: SubscriberKind, port: number, count: n
   // The library clients' handshakes are bounded (4 s): fewer at once keeps them inside it on a busy core.
   const batch = kind === "ws" || kind.startsWith("minimal") ? 25 : 5;
   const onFrame = (p: Uint8Array): void => {
-    counts.frames++;
-    record(counts.latency, p);
+    if (roundOf(p) === 0) {
+      counts.warmFrames++;
+      record(counts.warmLatency, p);
+    } else {
+      counts.frames++;
+      record(counts.latency, p);
+    }
   };
   const onReset = (): void => {
     counts.resets++;
