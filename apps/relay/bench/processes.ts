@@ -79,7 +79,8 @@ export interface Server {
 /** Starts `script args` (a TypeScript file under the app) on the server core; resolves with the port matched by `ready`. */
 export async function startServer(script: string, args: readonly string[], ready: RegExp): Promise<Server> {
   const prof = process.env["BENCH_PROF"];
-  const node = [process.execPath, ...(prof === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${prof}`]), ...tsx, script, ...args];
+  const extra = process.env["BENCH_NODE_ARGS"]?.split(" ").filter((a) => a !== "") ?? [];
+  const node = [process.execPath, ...extra, ...(prof === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${prof}`]), ...tsx, script, ...args];
   const [bin, ...rest] = onCpu("server", node);
   const startedAt = performance.now();
   const child = spawn(bin ?? process.execPath, rest, { cwd: appDir, stdio: ["ignore", "pipe", "inherit"] });

@@ -45,6 +45,25 @@ describe("GroupCache", () => {
     expect(track.bytes).toBe(3);
   });
 
+  it("wakes a reader once for a new group, also when the group evicts the oldest and expires aged ones", () => {
+    const clock = new ManualClock();
+    const track = new Track("t", { clock, maxGroups: 2, maxAgeMs: 1000 });
+    const reader = track.subscribe({ start: 0 });
+    let wakes = 0;
+    reader.watch(() => (wakes += 1));
+    const old = track.createGroup(0);
+    clock.advance(2000);
+    const full = track.createGroup(1);
+    track.createGroup(2);
+    wakes = 0;
+    // Group 3 expires nothing more but evicts group 1 by count; group 4 then comes after both aged out.
+    track.createGroup(3);
+    expect([full.state, wakes]).toEqual(["evicted", 1]);
+    clock.advance(2000);
+    track.createGroup(4);
+    expect([old.state, track.cached, wakes]).toEqual(["evicted", 1, 2]);
+  });
+
   it("evicts its oldest held group on demand, skipping groups already lost, and wakes the readers", () => {
     const track = new Track("t", { clock: new ManualClock() });
     const reader = track.subscribe({ start: 0 });

@@ -34,6 +34,8 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
   #latest: number | undefined;
   #list: SegmentList<Track, Group> | undefined;
   #readers = 0;
+  /** Inside {@link Track.createGroup}: its evictions wake nobody, the new group wakes readers once. */
+  #creating = false;
 
   constructor(name: string, options: TrackOptions) {
     this.name = name;
@@ -68,7 +70,6 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
     checkSeq(sequence, "group sequence");
     if (this.#terminal !== undefined) throw new ClosedError(`track ${this.name}`);
     if (this.#cache.get(sequence) !== undefined) throw new DuplicateGroupError(sequence);
-    this.#cache.expire(this.#clock.now());
     const cache = this.#cache;
     // Quiet until it is filed: readers must not see a group being filled before it appears.
     let filed = false;
@@ -76,15 +77,23 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
       sequence,
       { createdAt: this.#clock.now(), ...options },
       () => {
-        if (filed) this.#watchers.notify();
+        if (filed && !this.#creating) this.#watchers.notify();
       },
       (delta) => {
         cache.account(delta);
       },
     );
-    fill?.(group);
-    filed = true;
-    this.#cache.insert(group);
+    // A full cache evicts its oldest group for each new one: waking every reader for the eviction
+    // and again for the new group doubled the wake-ups of a live track (one per subscriber each).
+    this.#creating = true;
+    try {
+      cache.expire(this.#clock.now());
+      fill?.(group);
+      filed = true;
+      cache.insert(group);
+    } finally {
+      this.#creating = false;
+    }
     if (this.#latest === undefined || sequence > this.#latest) this.#latest = sequence;
     this.#watchers.notify();
     return group;
