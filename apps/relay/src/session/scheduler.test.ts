@@ -85,6 +85,20 @@ describe("ready lanes", () => {
     ]);
   });
 
+  it("serves a priority whose lanes all went idle first again once one comes back, and a lower one meanwhile", () => {
+    const ready = new ReadyLanes<Lane<Item>>();
+    const high = lane(9, true, 0);
+    ready.add(high);
+    expect(drain(ready).map((g) => g.sequence)).toEqual([0]);
+    const low = lane(1, true, 20, 21);
+    ready.add(low);
+    expect(ready.peek()).toBe(low);
+    high.add({ sequence: 1 });
+    ready.add(high);
+    expect(drain(ready).map((g) => g.sequence)).toEqual([1, 20, 21]);
+    expect([ready.size, ready.peek()]).toEqual([0, undefined]);
+  });
+
   it("lets subscriptions of one priority take turns", () => {
     const ready = new ReadyLanes<Lane<Item>>();
     const a = lane(2, true, 0, 1, 2);

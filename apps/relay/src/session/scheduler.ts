@@ -92,7 +92,8 @@ interface Level<L> {
 /**
  * The lanes that have groups waiting for a stream, by priority (highest first). Lanes of one
  * priority take turns, so one subscription's backlog cannot starve another's at the same level.
- * Every operation costs O(log levels), with at most 256 levels (the priority is a byte).
+ * Every operation costs O(log levels), with at most 256 levels (the priority is a byte); `peek`
+ * steps over emptied levels, so it is O(levels) at worst and O(1) with one priority in use.
  */
 export class ReadyLanes<L extends { readonly priority: number }> {
   /** Highest priority first. */
@@ -114,13 +115,15 @@ export class ReadyLanes<L extends { readonly priority: number }> {
     this.#levelOf.set(lane, level);
   }
 
-  /** Stops holding `lane`. */
+  /**
+   * Stops holding `lane`. An emptied level stays (at most 256, one per priority byte): lanes go
+   * idle and ready again with every group, and re-making the level each time was garbage per group.
+   */
   delete(lane: L): void {
     const level = this.#levelOf.get(lane);
     if (level === undefined) return;
     this.#levelOf.delete(lane);
     level.lanes.delete(lane);
-    if (level.lanes.size === 0) this.#levels.splice(this.#index(level.priority), 1);
   }
 
   /** Holds nothing. */
@@ -131,9 +134,7 @@ export class ReadyLanes<L extends { readonly priority: number }> {
 
   /** The lane whose turn it is: the first of the highest priority. */
   peek(): L | undefined {
-    const level = this.#levels[0];
-    if (level === undefined) return undefined;
-    for (const lane of level.lanes) return lane;
+    for (const level of this.#levels) for (const lane of level.lanes) return lane;
     return undefined;
   }
 
@@ -150,7 +151,7 @@ export class ReadyLanes<L extends { readonly priority: number }> {
     const found = this.#levels[at];
     if (found?.priority === priority) return found;
     const level: Level<L> = { priority, lanes: new Set() };
-    this.#levels.splice(at, 0, level);
+    insertAt(this.#levels, at, level);
     return level;
   }
 
@@ -202,7 +203,22 @@ function insertSorted<T extends Scheduled>(items: T[], item: T): void {
     if (at !== undefined && at.sequence <= item.sequence) lo = mid + 1;
     else hi = mid;
   }
-  items.splice(lo, 0, item);
+  insertAt(items, lo, item);
+}
+
+// In place, without the array splice() returns: these run per group per subscriber.
+function insertAt<T>(items: T[], at: number, item: T): void {
+  items.push(item);
+  items.copyWithin(at + 1, at, items.length - 1);
+  items[at] = item;
+}
+
+function removeAt(items: unknown[], at: number): void {
+  if (at === 0) items.shift();
+  else {
+    items.copyWithin(at, at + 1);
+    items.pop();
+  }
 }
 
 /** Removes `item` (found by binary search on its sequence); false when absent. */
@@ -219,7 +235,7 @@ function removeSorted<T extends Scheduled>(items: T[], item: T): boolean {
     const at = items[i];
     if (at?.sequence !== item.sequence) return false;
     if (at === item) {
-      items.splice(i, 1);
+      removeAt(items, i);
       return true;
     }
   }

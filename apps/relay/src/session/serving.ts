@@ -228,6 +228,8 @@ export class Serving implements ServeHost {
     const lane = this.#lanes.get(sub);
     if (lane === undefined) return;
     this.#sync(sub, lane);
+    // Set.clear() allocates a fresh table: a wake-up per frame per subscriber made it garbage.
+    if (lane.idle.size === 0) return;
     for (const out of lane.idle) this.#dirty.add(out);
     lane.idle.clear();
   }

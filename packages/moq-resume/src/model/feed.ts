@@ -44,7 +44,7 @@ export interface ReaderFeed<S extends SegmentSource<Group>> {
   readonly info: TrackInfo;
   /** How the producer ended, once it has. */
   terminal(): TrackTerminal | undefined;
-  /** Every copy of group `sequence` the segments hold, newest segment first. */
+  /** Every copy of group `sequence` the segments hold, newest segment first: a fresh list the caller may reorder. */
   holders(sequence: number): Group[];
   /** Registers a wake-up callback; returns its removal. */
   watch(listener: () => void): () => void;

@@ -120,8 +120,14 @@ export class GroupReader {
 
   /** Every copy that may hold frames of this group: the one being read first. */
   #copies(): Group[] {
-    const copies = [this.#current];
-    for (const holder of this.#feed.holders(this.sequence)) if (holder !== this.#current) copies.push(holder);
+    // A fresh list each call (see ReaderFeed.holders): reordered in place, no second array.
+    const copies = this.#feed.holders(this.sequence);
+    let at = copies.indexOf(this.#current);
+    if (at === 0) return copies;
+    if (at < 0) at = copies.push(this.#current) - 1;
+    // The ones before it move up one; it goes first.
+    copies.copyWithin(1, 0, at);
+    copies[0] = this.#current;
     return copies;
   }
 

@@ -226,7 +226,10 @@ export class ResumeTrack implements ReaderFeed<Track> {
    * for readers that still need them (pruned from the list or replaced by a park).
    */
   holders(sequence: number): Group[] {
-    return [...copiesIn(this.list.segments, sequence), ...copiesIn(this.list.retained, sequence)];
+    const copies: Group[] = [];
+    copiesIn(this.list.segments, sequence, copies);
+    copiesIn(this.list.retained, sequence, copies);
+    return copies;
   }
 
   /** How many copies are kept outside the segment list for readers that still need them. */
@@ -392,8 +395,8 @@ export class ResumeTrack implements ReaderFeed<Track> {
 }
 
 /** The live copies of `sequence` that `segments` hold in range, newest segment first. */
-function copiesIn(segments: readonly Segment<Track>[], sequence: number): Group[] {
-  const copies: Group[] = [];
+/** The live copies of `sequence` in `segments`, newest first, appended to `copies`. */
+function copiesIn(segments: readonly Segment<Track>[], sequence: number, copies: Group[] = []): Group[] {
   for (let i = segments.length - 1; i >= 0; i--) {
     const segment = segments[i];
     if (segment === undefined || !segmentCovers(segment, sequence)) continue;
