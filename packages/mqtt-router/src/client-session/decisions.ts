@@ -25,35 +25,36 @@ export function settled(decision: Promise<boolean>): Promise<boolean> {
 
 /** The decisions on PUBLISHes asked for before their turn, while one ahead of them is pending. */
 export class EarlyDecisions {
-  readonly #early = new Map<PublishEffect, Decision>();
+  // Made on first use, dropped when empty: most connections never have a decision waiting.
+  #early: Map<PublishEffect, Decision> | undefined;
 
   /** How many wait for their PUBLISH's turn. */
   get size(): number {
-    return this.#early.size;
+    return this.#early?.size ?? 0;
   }
 
   /** Asks for the decision on a PUBLISH queued behind a pending one (once per PUBLISH). */
   ask(effect: Effect, host: ClientSessionHost): void {
-    if (effect.kind !== "publish" || this.#early.has(effect)) return;
+    if (effect.kind !== "publish" || this.#early?.has(effect) === true) return;
     const decision = host.mayPublish(effect.topic);
     // Settled now, so that a rejection never goes unhandled while it waits for its turn.
-    this.#early.set(effect, typeof decision === "boolean" ? decision : settled(decision));
+    (this.#early ??= new Map()).set(effect, typeof decision === "boolean" ? decision : settled(decision));
   }
 
   /** The decision on `effect` at its turn: the one asked for early, or the host's now. */
   take(effect: PublishEffect, host: ClientSessionHost): Decision {
-    if (this.#early.size > 0) {
-      const early = this.#early.get(effect);
-      if (early !== undefined) {
-        this.#early.delete(effect);
-        return early;
-      }
+    const waiting = this.#early;
+    const early = waiting?.get(effect);
+    if (waiting !== undefined && early !== undefined) {
+      waiting.delete(effect);
+      if (waiting.size === 0) this.#early = undefined;
+      return early;
     }
     return host.mayPublish(effect.topic);
   }
 
   /** Forgets the early decisions (the connection was told to leave: they plan nothing). */
   clear(): void {
-    this.#early.clear();
+    this.#early = undefined;
   }
 }

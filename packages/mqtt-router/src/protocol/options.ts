@@ -100,6 +100,19 @@ export const DEFAULT_MAX_PENDING_BYTES = 1 << 20;
 
 /** Fills in the defaults of `options`. */
 export function resolveOptions(options: ProtocolOptions): ResolvedOptions {
+  // One server passes one options object to all its connections: they share the result
+  // (about 200 bytes per connection otherwise).
+  const known = resolved.get(options);
+  if (known !== undefined) return known;
+  const result = resolveFresh(options);
+  resolved.set(options, result);
+  return result;
+}
+
+const resolved = new WeakMap<ProtocolOptions, ResolvedOptions>();
+const plainLimits = new WeakMap<ResolvedOptions, ServerLimits>();
+
+function resolveFresh(options: ProtocolOptions): ResolvedOptions {
   return {
     clock: options.clock,
     generateClientId: options.generateClientId,
@@ -128,7 +141,17 @@ export function resolveOptions(options: ProtocolOptions): ResolvedOptions {
 }
 
 /** Picks the {@link ServerLimits} part of resolved options, with per-connection overrides applied. */
-export function limitsOf(options: ResolvedOptions, overrides: Partial<Omit<ServerLimits, "maximumPacketSize">> = {}): ServerLimits {
+export function limitsOf(options: ResolvedOptions, overrides?: Partial<Omit<ServerLimits, "maximumPacketSize">>): ServerLimits {
+  if (overrides !== undefined) return limitsWith(options, overrides);
+  // Without overrides every connection of a server has the same limits: one shared object.
+  const known = plainLimits.get(options);
+  if (known !== undefined) return known;
+  const limits = limitsWith(options, {});
+  plainLimits.set(options, limits);
+  return limits;
+}
+
+function limitsWith(options: ResolvedOptions, overrides: Partial<Omit<ServerLimits, "maximumPacketSize">>): ServerLimits {
   return {
     receiveMaximum: overrides.receiveMaximum ?? options.receiveMaximum,
     maximumPacketSize: options.maximumPacketSize,

@@ -16,8 +16,9 @@ type SubackSlots = readonly (number | { readonly forwarded: number })[];
  * the rest to the app and turns its answer into SUBACK / UNSUBACK in the connection's format.
  */
 export class SubscriptionRequests {
-  readonly #subscribes = new Map<number, SubackSlots>();
-  readonly #unsubscribes = new Map<number, number>();
+  // Made on first use: an idle subscribed client has none pending (memory per client).
+  #subscribes: Map<number, SubackSlots> | undefined;
+  #unsubscribes: Map<number, number> | undefined;
 
   readonly #outbox: Outbox;
   readonly #version: ProtocolVersion;
@@ -50,7 +51,7 @@ export class SubscriptionRequests {
     if (packet.subscriptions.length > max) return violation(ReasonCode.QuotaExceeded, `more than ${max} topic filters in one SUBSCRIBE`);
     const deep = packet.subscriptions.find((s) => topicLevels(s.topicFilter, this.#version) > this.#limits.maximumTopicLevels);
     if (deep !== undefined) return violation(ReasonCode.TopicFilterInvalid, `topic filter deeper than ${this.#limits.maximumTopicLevels} levels`);
-    if (this.#subscribes.has(packet.packetId)) {
+    if (this.#subscribes?.has(packet.packetId) === true) {
       this.#sendSuback(packet.packetId, packet.subscriptions.map(() => ReasonCode.PacketIdentifierInUse));
       return undefined;
     }
@@ -73,7 +74,7 @@ export class SubscriptionRequests {
       this.#sendSuback(packet.packetId, slots.map((c) => (typeof c === "number" ? c : ReasonCode.UnspecifiedError)));
       return undefined;
     }
-    this.#subscribes.set(packet.packetId, slots);
+    (this.#subscribes ??= new Map()).set(packet.packetId, slots);
     this.#outbox.effect({
       kind: "subscribe",
       packetId: packet.packetId,
@@ -90,17 +91,19 @@ export class SubscriptionRequests {
    * SUBACK or the number of codes is wrong.
    */
   subscribed(packetId: number, reasonCodes: readonly number[]): boolean {
-    const slots = this.#subscribes.get(packetId);
-    if (slots === undefined) return false;
+    const subscribes = this.#subscribes;
+    const slots = subscribes?.get(packetId);
+    if (subscribes === undefined || slots === undefined) return false;
     if (new Set(slots.filter((s) => typeof s !== "number").map((s) => s.forwarded)).size !== reasonCodes.length) return false;
-    this.#subscribes.delete(packetId);
+    subscribes.delete(packetId);
+    if (subscribes.size === 0) this.#subscribes = undefined;
     this.#sendSuback(packetId, slots.map((s) => (typeof s === "number" ? s : (reasonCodes[s.forwarded] ?? ReasonCode.UnspecifiedError))));
     return true;
   }
 
   /** UNSUBSCRIBE: handed to the app. */
   onUnsubscribe(packet: UnsubscribePacket): void {
-    this.#unsubscribes.set(packet.packetId, packet.topicFilters.length);
+    (this.#unsubscribes ??= new Map()).set(packet.packetId, packet.topicFilters.length);
     this.#outbox.effect({
       kind: "unsubscribe",
       packetId: packet.packetId,
@@ -114,9 +117,11 @@ export class SubscriptionRequests {
    * `packetId` awaits no UNSUBACK or the number of codes is wrong.
    */
   unsubscribed(packetId: number, reasonCodes: readonly number[]): boolean {
-    const count = this.#unsubscribes.get(packetId);
-    if (count === undefined || (this.#version === 5 && reasonCodes.length !== count)) return false;
-    this.#unsubscribes.delete(packetId);
+    const unsubscribes = this.#unsubscribes;
+    const count = unsubscribes?.get(packetId);
+    if (unsubscribes === undefined || count === undefined || (this.#version === 5 && reasonCodes.length !== count)) return false;
+    unsubscribes.delete(packetId);
+    if (unsubscribes.size === 0) this.#unsubscribes = undefined;
     this.#outbox.send({ type: "unsuback", packetId, reasonCodes: this.#version === 5 ? reasonCodes : [], properties: {} });
     return true;
   }

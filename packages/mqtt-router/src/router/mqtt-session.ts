@@ -116,6 +116,10 @@ export class Session implements ReadonlySession {
   get inboundQos2(): Set<number> {
     return (this.#inboundQos2 ??= new Set());
   }
+  /** The inbound QoS 2 packet ids in a new list, without making the set for a session that has none. */
+  inboundQos2Ids(): number[] {
+    return this.#inboundQos2 === undefined ? [] : [...this.#inboundQos2];
+  }
   /** The connection owning the session now; set by {@link Session.claim}, cleared when it goes. */
   owner: Owner | undefined;
   /** The generation of the connection that claimed the session last: every older one is stale. */

@@ -107,7 +107,7 @@ export function connect(state: RouterState, request: ConnectRequest): ConnectOut
     generation,
     sessionPresent,
     sessionExpiryInterval: expiry,
-    inboundQos2: [...session.inboundQos2],
+    inboundQos2: session.inboundQos2Ids(),
     ...(displaced === undefined ? {} : { displaced }),
   };
 }

@@ -7,13 +7,15 @@
  * @module
  */
 
+// Both maps are made on first use and dropped when they empty: a client's own filter adds nodes
+// that are leaves or hold no entry themselves, and an empty Map costs about 200 bytes.
 class TrieNode<V> {
-  readonly children = new Map<string, TrieNode<V>>();
+  children: Map<string, TrieNode<V>> | undefined;
   /** Entries subscribed with a filter ending exactly here. */
-  readonly entries = new Map<string, V>();
+  entries: Map<string, V> | undefined;
   constructor(readonly parent: TrieNode<V> | undefined, readonly level: string) {}
   get isEmpty(): boolean {
-    return this.children.size === 0 && this.entries.size === 0;
+    return this.children === undefined && this.entries === undefined;
   }
 }
 
@@ -35,11 +37,11 @@ export class TopicTrie<V> {
   #node(filter: string, create: boolean): TrieNode<V> | undefined {
     let node = this.#root;
     for (const level of filter.split("/")) {
-      let child = node.children.get(level);
+      let child = node.children?.get(level);
       if (child === undefined) {
         if (!create) return undefined;
         child = new TrieNode<V>(node, level);
-        node.children.set(level, child);
+        (node.children ??= new Map()).set(level, child);
       }
       node = child;
     }
@@ -49,27 +51,31 @@ export class TopicTrie<V> {
   /** Adds or replaces the entry of `id` under `filter`; returns true if it replaced one. */
   set(filter: string, id: string, value: V): boolean {
     const node = this.#node(filter, true);
-    const replaced = node.entries.has(id);
-    node.entries.set(id, value);
+    const entries = (node.entries ??= new Map());
+    const replaced = entries.has(id);
+    entries.set(id, value);
     if (!replaced) this.#size += 1;
     return replaced;
   }
 
   /** The entry of `id` under `filter`, if any. */
   get(filter: string, id: string): V | undefined {
-    return this.#node(filter, false)?.entries.get(id);
+    return this.#node(filter, false)?.entries?.get(id);
   }
 
   /** Removes the entry of `id` under `filter`; returns true if there was one. */
   delete(filter: string, id: string): boolean {
     const node = this.#node(filter, false);
-    if (!node?.entries.delete(id)) return false;
+    const entries = node?.entries;
+    if (node === undefined || entries?.delete(id) !== true) return false;
     this.#size -= 1;
+    if (entries.size === 0) node.entries = undefined;
     // Prune empty branches so the trie's memory follows the live subscriptions.
     let current: TrieNode<V> = node;
-    while (current.parent !== undefined && current.isEmpty) {
-      current.parent.children.delete(current.level);
-      current = current.parent;
+    for (let parent = current.parent; parent !== undefined && current.isEmpty; parent = current.parent) {
+      parent.children?.delete(current.level);
+      if (parent.children?.size === 0) parent.children = undefined;
+      current = parent;
     }
     return true;
   }
@@ -90,18 +96,20 @@ export class TopicTrie<V> {
       const depth = depths.pop();
       if (node === undefined || depth === undefined) return;
       // `#` matches the parent level too ("a/#" matches "a") [MQTT-4.7.1-2].
-      const hash = node.children.get("#");
-      if (hash !== undefined && !(dollar && depth === 0)) hash.entries.forEach(visit);
+      const children = node.children;
+      const hash = children?.get("#");
+      if (hash !== undefined && !(dollar && depth === 0)) hash.entries?.forEach(visit);
       if (depth === levels.length) {
-        node.entries.forEach(visit);
+        node.entries?.forEach(visit);
         continue;
       }
-      const plus = node.children.get("+");
+      if (children === undefined) continue;
+      const plus = children.get("+");
       if (plus !== undefined && !(dollar && depth === 0)) {
         nodes.push(plus);
         depths.push(depth + 1);
       }
-      const exact = node.children.get(levels[depth] ?? "");
+      const exact = children.get(levels[depth] ?? "");
       if (exact !== undefined) {
         nodes.push(exact);
         depths.push(depth + 1);
