@@ -6,7 +6,7 @@
 // CPU 1. Prints a table, writes bench/results/latest.json and compares with bench/baseline.json.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { closeAll, openMany } from "./client.js";
+import { closeAll, openMany, type BenchClient } from "./client.js";
 import { startGenerator } from "./generator-process.js";
 import type { GeneratorJob } from "./peers-generator.js";
 import { aedes, cpuOf, droppedCopies, handoffWith, mosquitto, pinBrokers, settleAll, which, type Target, type TargetKind } from "./targets.js";
@@ -133,17 +133,38 @@ async function run(t: Target, version: 4 | 5, s: Scenario): Promise<Row> {
   };
 }
 
-// RSS per connected and subscribed idle client.
-async function memoryPerClient(t: Target, count: number): Promise<{ perClientBytes: number; idleRssBytes: number } | string> {
+interface Memory {
+  /** RSS growth over all the clients, per client. */
+  readonly perClientBytes: number;
+  /**
+   * RSS growth per client over the second half only. A Node broker's young generation grows
+   * from 1 to 16 MiB per semi-space under the first connections' garbage, which the average
+   * spreads over the clients (3.7 KiB each at 5,000 with --max-semi-space-size=1 against 16); the
+   * second half shows what one more client costs.
+   */
+  readonly marginalBytes: number;
+  readonly idleRssBytes: number;
+}
+
+// RSS per connected and subscribed idle client, opened in two halves.
+async function memoryPerClient(t: Target, count: number): Promise<Memory | string> {
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const idle = t.rss() ?? 0;
-  const { clients, error } = await openMany(t.port, count, "idle-", 250, 20_000);
+  const clients: BenchClient[] = [];
   try {
-    if (error !== undefined) return `only ${String(clients.length)} connected: ${error}`;
-    for (let i = 0; i < clients.length; i += 250) await Promise.all(clients.slice(i, i + 250).map((c, k) => c.subscribe(`idle/${String(i + k)}/#`, 1, 20_000)));
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const loaded = t.rss() ?? 0;
-    return { perClientBytes: (loaded - idle) / clients.length, idleRssBytes: idle };
+    const marks: number[] = [];
+    for (const half of [0, 1]) {
+      const n = half === 0 ? Math.floor(count / 2) : count - Math.floor(count / 2);
+      const opened = await openMany(t.port, n, `idle-${String(half)}-`, 250, 20_000);
+      clients.push(...opened.clients);
+      if (opened.error !== undefined) return `only ${String(clients.length)} connected: ${opened.error}`;
+      const own = opened.clients;
+      for (let i = 0; i < own.length; i += 250) await Promise.all(own.slice(i, i + 250).map((c, k) => c.subscribe(`idle/${String(half)}/${String(i + k)}/#`, 1, 20_000)));
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      marks.push(t.rss() ?? 0);
+    }
+    const [first = idle, loaded = idle] = marks;
+    return { perClientBytes: (loaded - idle) / count, marginalBytes: (loaded - first) / (count - Math.floor(count / 2)), idleRssBytes: idle };
   } finally {
     await closeAll(clients, 3000);
   }
@@ -163,7 +184,7 @@ console.log(mosquittoPath === undefined ? "mosquitto: skipped, not installed (De
 console.log("MQTT 5 for handoff and mosquitto, 3.1.1 for aedes (it speaks nothing newer); the machine may be shared: figures are noisy\n");
 
 const results: Record<string, Record<string, Row | string>> = {};
-const memory: Record<string, { perClientBytes: number; idleRssBytes: number } | string> = {};
+const memory: Record<string, Memory | string> = {};
 // Every row, and the memory measurement, on a broker process of its own: after the load rows the
 // heap has grown and the clients' share of RSS read low (0.1 KiB per client), and a broker that
 // dies in one row (aedes did, after fan-in) no longer fails the rows after it.
@@ -208,7 +229,8 @@ console.log(
   `| RSS per connected + subscribed idle client (${String(IDLE_CLIENTS)} clients) | ${names
     .map((n) => {
       const m = memory[n];
-      return m === undefined ? "-" : typeof m === "string" ? m : `${(m.perClientBytes / 1024).toFixed(1)} KiB (idle RSS ${(m.idleRssBytes / 1048576).toFixed(0)} MiB)`;
+      const kib = (bytes: number): string => (bytes / 1024).toFixed(1);
+      return m === undefined ? "-" : typeof m === "string" ? m : `${kib(m.perClientBytes)} KiB (second half ${kib(m.marginalBytes)} KiB; idle RSS ${(m.idleRssBytes / 1048576).toFixed(0)} MiB)`;
     })
     .join(" | ")} |`,
 );
