@@ -64,6 +64,26 @@ describe("GroupCache", () => {
     expect([old.state, track.cached, wakes]).toEqual(["evicted", 1, 2]);
   });
 
+  it("wakes a reader once for expiring or clearing several groups at once", () => {
+    const clock = new ManualClock();
+    const track = new Track("t", { clock, maxAgeMs: 1000 });
+    const reader = track.subscribe({ start: 0 });
+    let wakes = 0;
+    reader.watch(() => (wakes += 1));
+    track.createGroup(0);
+    track.createGroup(1);
+    track.createGroup(2);
+    clock.advance(2000);
+    wakes = 0;
+    expect([track.expire(), wakes]).toEqual([3, 1]);
+    expect([track.expire(), wakes]).toEqual([0, 1]);
+    track.createGroup(3);
+    track.createGroup(4);
+    wakes = 0;
+    track.clear();
+    expect([track.cached, wakes]).toEqual([0, 1]);
+  });
+
   it("evicts its oldest held group on demand, skipping groups already lost, and wakes the readers", () => {
     const track = new Track("t", { clock: new ManualClock() });
     const reader = track.subscribe({ start: 0 });

@@ -34,8 +34,11 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
   #latest: number | undefined;
   #list: SegmentList<Track, Group> | undefined;
   #readers = 0;
-  /** Inside {@link Track.createGroup}: its evictions wake nobody, the new group wakes readers once. */
-  #creating = false;
+  /**
+   * Inside a cache operation ({@link Track.#quietly}): the groups it evicts wake nobody one by one,
+   * the operation wakes the readers once at its end.
+   */
+  #quiet = false;
 
   constructor(name: string, options: TrackOptions) {
     this.name = name;
@@ -77,25 +80,21 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
       sequence,
       { createdAt: this.#clock.now(), ...options },
       () => {
-        if (filed && !this.#creating) this.#watchers.notify();
+        if (filed && !this.#quiet) this.#watchers.notify();
       },
       (delta) => {
         cache.account(delta);
       },
     );
-    // A full cache evicts its oldest group for each new one: waking every reader for the eviction
-    // and again for the new group doubled the wake-ups of a live track (one per subscriber each).
-    this.#creating = true;
-    try {
+    // A full cache evicts its oldest group for each new one: one wake-up for both, not two.
+    this.#quietly(() => {
       cache.expire(this.#clock.now());
       fill?.(group);
       filed = true;
       cache.insert(group);
-    } finally {
-      this.#creating = false;
-    }
+      return true;
+    });
     if (this.#latest === undefined || sequence > this.#latest) this.#latest = sequence;
-    this.#watchers.notify();
     return group;
   }
 
@@ -121,7 +120,9 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
 
   /** Evicts groups older than the age bound; returns how many (their readers are woken). */
   expire(): number {
-    return this.#cache.expire(this.#clock.now());
+    let evicted = 0;
+    this.#quietly(() => (evicted = this.#cache.expire(this.#clock.now())) > 0);
+    return evicted;
   }
 
   /**
@@ -129,15 +130,17 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
    * when nothing is held. Its readers are told it is lost.
    */
   evictOldest(): Group | undefined {
-    const group = this.#cache.evictOldest();
-    if (group !== undefined) this.#watchers.notify();
+    let group: Group | undefined;
+    this.#quietly(() => (group = this.#cache.evictOldest()) !== undefined);
     return group;
   }
 
   /** Evicts every group (the copy is being discarded). */
   clear(): void {
-    this.#cache.clear();
-    this.#watchers.notify();
+    this.#quietly(() => {
+      this.#cache.clear();
+      return true;
+    });
   }
 
   // --- state ---
@@ -239,6 +242,22 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
   /** A reader of this track (live edge unless `start` is given). */
   subscribe(options: ReaderOptions = {}): TrackReader<Track> {
     return new TrackReader(this, options);
+  }
+
+  /**
+   * Runs a cache operation with the groups' own wake-ups held back, then wakes the readers once if
+   * `operation` says something changed: a wake-up per evicted group (and another for a new group)
+   * cost one reader pump per subscriber each.
+   */
+  #quietly(operation: () => boolean): void {
+    this.#quiet = true;
+    let changed: boolean;
+    try {
+      changed = operation();
+    } finally {
+      this.#quiet = false;
+    }
+    if (changed) this.#watchers.notify();
   }
 
   #end(terminal: TrackTerminal): void {

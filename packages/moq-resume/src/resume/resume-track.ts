@@ -226,10 +226,7 @@ export class ResumeTrack implements ReaderFeed<Track> {
    * for readers that still need them (pruned from the list or replaced by a park).
    */
   holders(sequence: number): Group[] {
-    const copies: Group[] = [];
-    copiesIn(this.list.segments, sequence, copies);
-    copiesIn(this.list.retained, sequence, copies);
-    return copies;
+    return copiesIn(this.list.retained, sequence, copiesIn(this.list.segments, sequence));
   }
 
   /** How many copies are kept outside the segment list for readers that still need them. */
@@ -394,8 +391,7 @@ export class ResumeTrack implements ReaderFeed<Track> {
   }
 }
 
-/** The live copies of `sequence` that `segments` hold in range, newest segment first. */
-/** The live copies of `sequence` in `segments`, newest first, appended to `copies`. */
+/** The live copies of `sequence` that `segments` hold in range, newest segment first, appended to `copies`. */
 function copiesIn(segments: readonly Segment<Track>[], sequence: number, copies: Group[] = []): Group[] {
   for (let i = segments.length - 1; i >= 0; i--) {
     const segment = segments[i];
