@@ -152,9 +152,9 @@ async function memoryPerClient(t: Target, count: number): Promise<Memory | strin
   const idle = t.rss() ?? 0;
   const clients: BenchClient[] = [];
   try {
+    const halves = [Math.floor(count / 2), count - Math.floor(count / 2)] as const;
     const marks: number[] = [];
-    for (const half of [0, 1]) {
-      const n = half === 0 ? Math.floor(count / 2) : count - Math.floor(count / 2);
+    for (const [half, n] of halves.entries()) {
       const opened = await openMany(t.port, n, `idle-${String(half)}-`, 250, 20_000);
       clients.push(...opened.clients);
       if (opened.error !== undefined) return `only ${String(clients.length)} connected: ${opened.error}`;
@@ -164,7 +164,7 @@ async function memoryPerClient(t: Target, count: number): Promise<Memory | strin
       marks.push(t.rss() ?? 0);
     }
     const [first = idle, loaded = idle] = marks;
-    return { perClientBytes: (loaded - idle) / count, marginalBytes: (loaded - first) / (count - Math.floor(count / 2)), idleRssBytes: idle };
+    return { perClientBytes: (loaded - idle) / count, marginalBytes: (loaded - first) / halves[1], idleRssBytes: idle };
   } finally {
     await closeAll(clients, 3000);
   }

@@ -9,7 +9,7 @@
  */
 import { installPolyfills } from "../src/e2e/harness.test-helpers.js";
 import { publisher, type Pace } from "./publisher.js";
-import { subscribeMany, type Counts, type SubscriberKind } from "./subscribers.js";
+import { noCounts, subscribeMany, type Counts, type SubscriberKind } from "./subscribers.js";
 
 /** What a client process does. */
 export type ClientJob =
@@ -49,14 +49,15 @@ if (job.role === "publisher") {
     });
   }, fail);
 } else {
-  const counts: Counts = { frames: 0, warmFrames: 0, resets: 0, latency: new Map(), warmLatency: new Map() };
+  const counts: Counts = noCounts();
+  const [warm, measured] = counts.rounds;
   subscribeMany(job.kind, job.port, job.count, counts).then((closers) => {
     reply({ connected: closers.length });
     process.on("message", (m: { cmd?: string; round?: number }) => {
-      if (m.cmd === "count") reply({ count: m.round === 0 ? counts.warmFrames : counts.frames });
+      if (m.cmd === "count") reply({ count: (m.round === 0 ? warm : measured).frames });
       if (m.cmd !== "report") return;
       // Exit without closing each client: a thousand clean closes would only slow the next run.
-      reply({ frames: counts.frames, resets: counts.resets, latency: [...counts.latency], warmLatency: [...counts.warmLatency] }, () => process.exit(0));
+      reply({ frames: measured.frames, resets: counts.resets, latency: [...measured.latency], warmLatency: [...warm.latency] }, () => process.exit(0));
     });
   }, fail);
 }

@@ -4,11 +4,11 @@
  * server under test runs alone on CPU 0; the publisher and up to four subscriber processes on CPU 1
  * (taskset, when present). Subscribers: the minimal client at lite-04, lite-05 and lite-06 (so the
  * client side costs little and the relay's cost shows), `@moq/lite` 0.2.2 and `@moq/net` 0.3.
- * Each run up to 100 subscribers first publishes a warm-up round of 4 s and waits for it to arrive: a fresh process
- * compiles its hot code while it serves. With the clients sharing one core that showed up as a
- * 100-200 ms tail in the first half second for every client kind but `ws`; after a 2 s warm-up
- * the relay itself still put 25-80 ms into the first 0.6 s of the measured round, after 4 s it no
- * longer did. The warm-up round's p99 is printed apart ("cold p99"). Then the measured round.
+ * Each run up to 100 subscribers first publishes a warm-up round of 4 s and waits for it to
+ * arrive: a fresh process compiles its hot code while it serves. With the clients sharing one core
+ * that showed up as a 100-200 ms tail in the first half second for every client kind but `ws`;
+ * after a 2 s warm-up the relay itself still put 25-80 ms into the first 0.6 s of the measured
+ * round, after 4 s it no longer did. The warm-up round's p99 is printed apart ("cold p99").
  * Prints frames/s (within the publishing time + 0.5 s), the share delivered once delivery stopped,
  * p50/p99, server CPU and CPU µs per delivered frame over the whole delivery (the figure that stays
  * comparable on a loaded machine), server RSS, server write system calls per frame (syscw) and the clients' CPU.

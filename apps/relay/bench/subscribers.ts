@@ -20,15 +20,21 @@ export const RELAY_KINDS: readonly SubscriberKind[] = ["minimal lite-04", "minim
 /** Where the publisher publishes: connection path, broadcast (relative to it) and track. */
 export const TARGET = { path: "bench", broadcast: "bench", track: "data" } as const;
 
-/** What a subscriber process counted: the measured round, and the warm-up round apart. */
-export interface Counts {
+/** Frames of one round and their latencies. */
+export interface RoundCount {
   frames: number;
-  warmFrames: number;
+  readonly latency: Histogram;
+}
+
+/** What a subscriber process counted, by round (0: the warm-up, 1: the measured run). */
+export interface Counts {
+  readonly rounds: readonly [RoundCount, RoundCount];
   /** Group streams the relay reset (minimal clients only: the libraries do not say). */
   resets: number;
-  readonly latency: Histogram;
-  readonly warmLatency: Histogram;
 }
+
+/** Nothing counted yet. */
+export const noCounts = (): Counts => ({ rounds: [{ frames: 0, latency: new Map() }, { frames: 0, latency: new Map() }], resets: 0 });
 
 // Reads every group of a library track in arrival order, every frame of each group concurrently.
 async function drainGroups<G>(next: () => Promise<G | undefined>, frames: (g: G) => Promise<Uint8Array | undefined>, onFrame: (p: Uint8Array) => void): Promise<void> {
@@ -93,13 +99,9 @@ export async function subscribeMany(kind: SubscriberKind, port: number, count: n
   // The library clients' handshakes are bounded (4 s): fewer at once keeps them inside it on a busy core.
   const batch = kind === "ws" || kind.startsWith("minimal") ? 25 : 5;
   const onFrame = (p: Uint8Array): void => {
-    if (roundOf(p) === 0) {
-      counts.warmFrames++;
-      record(counts.warmLatency, p);
-    } else {
-      counts.frames++;
-      record(counts.latency, p);
-    }
+    const round = counts.rounds[roundOf(p) === 0 ? 0 : 1];
+    round.frames++;
+    record(round.latency, p);
   };
   const onReset = (): void => {
     counts.resets++;

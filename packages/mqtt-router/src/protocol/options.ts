@@ -110,7 +110,6 @@ export function resolveOptions(options: ProtocolOptions): ResolvedOptions {
 }
 
 const resolved = new WeakMap<ProtocolOptions, ResolvedOptions>();
-const plainLimits = new WeakMap<ResolvedOptions, ServerLimits>();
 
 function resolveFresh(options: ProtocolOptions): ResolvedOptions {
   return {
@@ -142,16 +141,9 @@ function resolveFresh(options: ProtocolOptions): ResolvedOptions {
 
 /** Picks the {@link ServerLimits} part of resolved options, with per-connection overrides applied. */
 export function limitsOf(options: ResolvedOptions, overrides?: Partial<Omit<ServerLimits, "maximumPacketSize">>): ServerLimits {
-  if (overrides !== undefined) return limitsWith(options, overrides);
-  // Without overrides every connection of a server has the same limits: one shared object.
-  const known = plainLimits.get(options);
-  if (known !== undefined) return known;
-  const limits = limitsWith(options, {});
-  plainLimits.set(options, limits);
-  return limits;
-}
-
-function limitsWith(options: ResolvedOptions, overrides: Partial<Omit<ServerLimits, "maximumPacketSize">>): ServerLimits {
+  // Without overrides the resolved options are the limits (they extend ServerLimits), shared by
+  // every connection of the server; nothing reads more of them than the ServerLimits fields.
+  if (overrides === undefined) return options;
   return {
     receiveMaximum: overrides.receiveMaximum ?? options.receiveMaximum,
     maximumPacketSize: options.maximumPacketSize,
