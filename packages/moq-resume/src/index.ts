@@ -26,6 +26,7 @@ export {
   type GroupEvent,
   type GroupOptions,
   type GroupState,
+  type StoredFrame,
   type ReaderFeed,
   type ReaderOptions,
   type ReaderPrefs,

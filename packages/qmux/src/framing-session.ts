@@ -241,8 +241,8 @@ export class FramingSession {
     if (stream === undefined) return { ok: false, reason: "unknown-stream" };
     const send = stream.send;
     if (send === undefined || send.done || send.finQueued) return { ok: false, reason: "not-writable" };
-    const { accepted, buffered } = this.#sender.write(stream, send, bytes, fin);
-    return { ok: true, accepted, buffered };
+    const accepted = this.#sender.write(stream, send, bytes, fin);
+    return { ok: true, accepted, buffered: send.queued };
   }
 
   /** Abandons our sending side (RESET_STREAM); queued bytes are dropped. */

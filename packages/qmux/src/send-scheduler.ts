@@ -33,7 +33,12 @@ export class SendScheduler {
   /** The peer's connection-level credit (MAX_DATA). */
   readonly conn: SendCredit;
   #queued = 0;
-  readonly #pending = new Set<StreamState>();
+  /**
+   * Streams with something to send, each once: `send.pending` is the membership. Not a Set: V8
+   * re-makes a Set's table when a delete leaves it under half full, so a set that empties with
+   * every frame sent allocated a table per frame, kept past young collections (promoted garbage).
+   */
+  readonly #pending: StreamState[] = [];
   readonly #waiting = new Set<StreamState>();
   readonly #flowControl: boolean;
   readonly #limits: SendLimits;
@@ -58,9 +63,10 @@ export class SendScheduler {
 
   /**
    * Accepts as much of `bytes` as the credit plus the buffer caps allow, then
-   * sends what it can. FIN is taken only with the last byte.
+   * sends what it can; returns the bytes accepted (`send.queued` is what stays buffered). FIN is
+   * taken only with the last byte.
    */
-  write(stream: StreamState, send: SendHalf, bytes: Uint8Array | readonly Uint8Array[], fin: boolean): { accepted: number; buffered: number } {
+  write(stream: StreamState, send: SendHalf, bytes: Uint8Array | readonly Uint8Array[], fin: boolean): number {
     const direct = Math.min(send.credit.available, this.conn.available);
     const room = Math.max(0, Math.min(this.#limits.maxStreamBuffer - send.queued, this.#limits.maxConnectionBuffer - this.#queued));
     const parts = bytes instanceof Uint8Array ? [bytes] : bytes;
@@ -82,9 +88,12 @@ export class SendScheduler {
       send.wantWritable = true;
       this.#waiting.add(stream);
     }
-    if (send.queued > 0 || send.finQueued) this.#pending.add(stream);
+    if ((send.queued > 0 || send.finQueued) && !send.pending) {
+      send.pending = true;
+      this.#pending.push(stream);
+    }
     this.flush();
-    return { accepted, buffered: send.queued };
+    return accepted;
   }
 
   /** Abandons a stream's sending side: drops its queue and sends RESET_STREAM. */
@@ -102,12 +111,19 @@ export class SendScheduler {
 
   /** Sends queued data round-robin as far as credit goes, then reports streams with room again. */
   flush(): void {
+    const pending = this.#pending;
     let progress = true;
-    while (progress && this.#pending.size > 0) {
+    while (progress && pending.length > 0) {
       progress = false;
-      // No copy: a Set's iteration survives the deletion of the entry being visited, and sending
-      // adds no stream, so one pass is still one frame per stream.
-      for (const stream of this.#pending) if (this.#sendOne(stream)) progress = true;
+      // One pass sends at most one frame per stream; the streams left with nothing to send leave
+      // the list in the same pass (sending never writes, so no stream joins during it).
+      let kept = 0;
+      // Compacted in place: a slot is rewritten only after it was visited.
+      for (const stream of pending) {
+        if (this.#sendOne(stream)) progress = true;
+        if (stream.send?.pending === true) pending[kept++] = stream;
+      }
+      pending.length = kept;
     }
     for (const stream of this.#waiting) {
       const send = stream.send;
@@ -127,7 +143,7 @@ export class SendScheduler {
   #sendOne(stream: StreamState): boolean {
     const send = stream.send;
     if (send === undefined || send.done || (send.queued === 0 && !send.finQueued)) {
-      this.#pending.delete(stream);
+      if (send !== undefined) send.pending = false;
       return false;
     }
     let data: Uint8Array = EMPTY;
@@ -161,7 +177,7 @@ export class SendScheduler {
     const offset = this.#flowControl ? send.offset : undefined;
     this.#hooks.frame(parts === undefined ? { type: "stream", id: stream.id, offset, data, fin } : { type: "stream", id: stream.id, offset, data: EMPTY, fin, parts });
     send.offset += n;
-    if (send.queued === 0) this.#pending.delete(stream);
+    if (send.queued === 0) send.pending = false;
     if (fin) {
       send.done = true;
       this.#hooks.finished(stream);
@@ -184,7 +200,7 @@ export class SendScheduler {
     send.queue.length = 0;
     send.queued = 0;
     send.finQueued = false;
-    this.#pending.delete(stream);
+    // Left in the pending list: the next pass finds nothing to send and lets it go.
     this.#waiting.delete(stream);
   }
 }

@@ -19,6 +19,8 @@ export interface SendHalf {
   readonly credit: SendCredit;
   /** A write was cut short; report "writable" once there is room. */
   wantWritable: boolean;
+  /** In the scheduler's list of streams with something to send (that list's membership). */
+  pending: boolean;
 }
 
 /** Our receiving side of a stream. */
@@ -161,6 +163,7 @@ export class StreamTable {
             done: false,
             credit: new SendCredit(this.#windows.sendCredit(bidi, local)),
             wantWritable: false,
+            pending: false,
           }
         : undefined,
       recv: hasRecv

@@ -3,6 +3,7 @@ import { FrameEncoder, LiteStreamWriter, framesHaveTimestamps, type LiteVersion 
 import { MAX_STREAM_PAYLOAD, type StreamId } from "@handoff/qmux";
 import { RelayCode } from "./limits.js";
 import type { Scheduled } from "./scheduler.js";
+import type { ServedSubscription } from "./served-subscription.js";
 import type { SessionStats } from "./stats.js";
 import type { StreamIo } from "./stream-io.js";
 
@@ -15,6 +16,21 @@ const encodedFrames = new WeakMap<Uint8Array, Uint8Array>();
  * subscriber that read the group from its start).
  */
 const timedFrames = new WeakMap<Uint8Array, { readonly previous: number; readonly timestamp: number; readonly bytes: Uint8Array }>();
+
+/**
+ * Group header encoders by version. A header keeps no per-stream state (only frames do), so one
+ * writer serves every group stream of a version instead of one made per group per subscriber.
+ */
+const headerWriters = new Map<LiteVersion, LiteStreamWriter>();
+
+function headerWriter(version: LiteVersion): LiteStreamWriter {
+  let writer = headerWriters.get(version);
+  if (writer === undefined) {
+    writer = new LiteStreamWriter(version);
+    headerWriters.set(version, writer);
+  }
+  return writer;
+}
 
 /**
  * Bytes gathered into one write: what one qmux STREAM frame (one WebSocket message) carries, so the
@@ -48,7 +64,18 @@ export class OutboundGroup implements Scheduled {
   /** The stream, once opened. */
   streamId: StreamId | undefined;
   readonly sequence: number;
+  /**
+   * The subscription it serves, from scheduling until retired: the session's bookkeeping, kept
+   * here rather than in a map by group (a map that empties with every group re-makes its table).
+   */
+  owner: ServedSubscription | undefined = undefined;
+  /** In the session's list of groups to pump (that list's membership, see `FlagList`). */
+  dirty = false;
+  /** @inheritdoc */
+  idle = false;
   #held: Uint8Array[] = [];
+  /** The list the last write took, emptied and reused as the next held list (no list per write). */
+  #spare: Uint8Array[] = [];
   #heldBytes = 0;
   /** The timestamp of the last frame encoded (lite-05 headers carry deltas from it). */
   #previous = 0;
@@ -104,9 +131,8 @@ export class OutboundGroup implements Scheduled {
       if (id === undefined) return "no-stream";
       this.streamId = id;
       this.#stats.group("out");
-      const writer = new LiteStreamWriter(this.#version);
       this.#hold(
-        writer.encodeAll([
+        headerWriter(this.#version).encodeAll([
           { type: "stream_header", kind: "group" },
           { type: "group", subscribe: this.#subscribeId, sequence: this.sequence, ...(this.#frameStart > 0 ? { frameStart: this.#frameStart } : {}) },
         ]),
@@ -148,11 +174,14 @@ export class OutboundGroup implements Scheduled {
       const total = this.#heldBytes;
       const parts = this.#take();
       const accepted = io.write(id, parts, fin && !this.#incomplete);
+      // The framing keeps the parts, not the list: it is the next spare.
       if (accepted < total) {
         // FIN was not applied; the group reader reports its end again on the next pump.
         this.#keepAfter(parts, accepted);
+        parts.length = 0;
         return "blocked";
       }
+      parts.length = 0;
       if (fin) {
         if (this.#incomplete) return this.#resetIncomplete(io, id);
         this.#done = true;
@@ -180,9 +209,12 @@ export class OutboundGroup implements Scheduled {
    * What is held, as parts: the header and the shared frame encodings themselves, never joined
    * here (the framing copies them once, into the wire unit).
    */
-  #take(): readonly Uint8Array[] {
+  #take(): Uint8Array[] {
     const held = this.#held;
-    this.#release();
+    this.#held = this.#spare;
+    this.#spare = held;
+    this.#headerUnsent = false;
+    this.#heldBytes = 0;
     return held;
   }
 
@@ -201,7 +233,7 @@ export class OutboundGroup implements Scheduled {
 
   #release(): void {
     this.#headerUnsent = false;
-    this.#held = [];
+    this.#held.length = 0;
     this.#heldBytes = 0;
   }
 

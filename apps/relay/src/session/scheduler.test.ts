@@ -1,14 +1,20 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Lane, ReadyLanes, victim } from "./scheduler.js";
+import { ReadyLanes } from "./ready-lanes.js";
+import { Lane, victim } from "./scheduler.js";
 
 interface Item {
   readonly sequence: number;
+  idle: boolean;
+}
+
+function item(sequence: number): Item {
+  return { sequence, idle: false };
 }
 
 function lane(priority: number, ordered: boolean, ...sequences: number[]): Lane<Item> {
   const l = new Lane<Item>(priority, ordered);
-  for (const sequence of sequences) l.add({ sequence });
+  for (const sequence of sequences) l.add(item(sequence));
   return l;
 }
 
@@ -46,7 +52,7 @@ describe("a lane of one subscription's groups", () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 30 }), (sequences, removals) => {
         const l = new Lane<Item>(0, true);
-        const items = sequences.map((sequence) => ({ sequence }));
+        const items = sequences.map(item);
         for (const item of items) l.add(item);
         const alive = new Set(items);
         for (const r of removals) {
@@ -93,7 +99,7 @@ describe("ready lanes", () => {
     const low = lane(1, true, 20, 21);
     ready.add(low);
     expect(ready.peek()).toBe(low);
-    high.add({ sequence: 1 });
+    high.add(item(1));
     ready.add(high);
     expect(drain(ready).map((g) => g.sequence)).toEqual([1, 20, 21]);
     expect([ready.size, ready.peek()]).toEqual([0, undefined]);

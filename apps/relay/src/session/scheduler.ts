@@ -10,24 +10,43 @@
  * @module
  */
 
+import { FlagList, type ListFlag } from "./flag-list.js";
+import type { ReadyLevel, ReadyLinks } from "./ready-lanes.js";
+
 /** What the scheduler needs to know of an outbound group stream. */
 export interface Scheduled {
   /** Group sequence. */
   readonly sequence: number;
+  /** In its lane's idle list: the flag is the list's membership (see {@link FlagList}). */
+  idle: boolean;
 }
+
+/** The idle lists' membership flag. */
+const IDLE: ListFlag<Scheduled> = {
+  get: (item) => item.idle,
+  set: (item, member) => {
+    item.idle = member;
+  },
+};
 
 /**
  * One subscription's group streams in sequence order: every live one (to pick what to drop) and
  * those still waiting for a stream (to pick what to open next). Groups nearly always arrive in
  * sequence order, so an insert is an append; a late lower group costs a binary search.
  */
-export class Lane<T extends Scheduled> {
+export class Lane<T extends Scheduled> implements ReadyLinks<Lane<T>> {
   /** The subscription's priority (higher first); SUBSCRIBE_UPDATE may change it. */
   priority: number;
   /** Oldest first when true, newest first otherwise; SUBSCRIBE_UPDATE may change it. */
   ordered: boolean;
   /** Opened groups that wrote everything available and wait for the next frame. */
-  readonly idle = new Set<T>();
+  readonly idle = new FlagList<T>(IDLE);
+  /** @inheritdoc */
+  readyLevel: ReadyLevel<Lane<T>> | undefined = undefined;
+  /** @inheritdoc */
+  readyPrev: Lane<T> | undefined = undefined;
+  /** @inheritdoc */
+  readyNext: Lane<T> | undefined = undefined;
   readonly #all: T[] = [];
   readonly #waiting: T[] = [];
 
@@ -80,92 +99,6 @@ export class Lane<T extends Scheduled> {
     removeSorted(this.#all, item);
     removeSorted(this.#waiting, item);
     this.idle.delete(item);
-  }
-}
-
-interface Level<L> {
-  readonly priority: number;
-  /** Insertion order is the turn order: the first lane goes next, then moves to the back. */
-  readonly lanes: Set<L>;
-}
-
-/**
- * The lanes that have groups waiting for a stream, by priority (highest first). Lanes of one
- * priority take turns, so one subscription's backlog cannot starve another's at the same level.
- * Every operation costs O(log levels), with at most 256 levels (the priority is a byte); `peek`
- * steps over emptied levels, so it is O(levels) at worst and O(1) with one priority in use.
- */
-export class ReadyLanes<L extends { readonly priority: number }> {
-  /** Highest priority first. */
-  readonly #levels: Level<L>[] = [];
-  readonly #levelOf = new Map<L, Level<L>>();
-
-  /** Lanes held. */
-  get size(): number {
-    return this.#levelOf.size;
-  }
-
-  /** Holds `lane` at its current priority (moves it if its priority changed). */
-  add(lane: L): void {
-    const current = this.#levelOf.get(lane);
-    if (current?.priority === lane.priority) return;
-    if (current !== undefined) this.delete(lane);
-    const level = this.#level(lane.priority);
-    level.lanes.add(lane);
-    this.#levelOf.set(lane, level);
-  }
-
-  /**
-   * Stops holding `lane`. An emptied level stays (at most 256, one per priority byte): lanes go
-   * idle and ready again with every group, and re-making the level each time was garbage per group.
-   */
-  delete(lane: L): void {
-    const level = this.#levelOf.get(lane);
-    if (level === undefined) return;
-    this.#levelOf.delete(lane);
-    level.lanes.delete(lane);
-  }
-
-  /** Holds nothing. */
-  clear(): void {
-    this.#levels.length = 0;
-    this.#levelOf.clear();
-  }
-
-  /** The lane whose turn it is: the first of the highest priority. */
-  peek(): L | undefined {
-    for (const level of this.#levels) for (const lane of level.lanes) return lane;
-    return undefined;
-  }
-
-  /** `lane` had its turn: it goes to the back of its priority. */
-  rotate(lane: L): void {
-    const level = this.#levelOf.get(lane);
-    if (level === undefined) return;
-    level.lanes.delete(lane);
-    level.lanes.add(lane);
-  }
-
-  #level(priority: number): Level<L> {
-    const at = this.#index(priority);
-    const found = this.#levels[at];
-    if (found?.priority === priority) return found;
-    const level: Level<L> = { priority, lanes: new Set() };
-    insertAt(this.#levels, at, level);
-    return level;
-  }
-
-  /** Where `priority` is or would go in the descending list. */
-  #index(priority: number): number {
-    let lo = 0;
-    let hi = this.#levels.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const level = this.#levels[mid];
-      if (level !== undefined && level.priority > priority) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 }
 

@@ -71,11 +71,13 @@ export class ServedSubscription {
       ...(msg.startGroup === undefined ? {} : { start: msg.startGroup }),
       ...(msg.endGroup === undefined ? {} : { end: msg.endGroup }),
     });
-    // A wake-up runs inside whichever connection changed the track: contained to this host.
+    // A wake-up runs inside whichever connection changed the track: contained to this host. The
+    // pump closure is made once: a wake-up comes with every frame.
+    const pump = (): void => {
+      this.pump();
+    };
     this.#unwatch = this.#reader.watch(() => {
-      host.contain("fan-out", () => {
-        this.pump();
-      });
+      host.contain("fan-out", pump);
     });
   }
 

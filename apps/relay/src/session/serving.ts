@@ -7,7 +7,9 @@ import type { SessionContext } from "./context.js";
 import { RelayCode } from "./limits.js";
 import { OutboundGroup, type PumpResult } from "./outbound-group.js";
 import { type IgnoreRole, refuse, type RoleChanges, type StreamFate, turnDown } from "./role-table.js";
-import { Lane, ReadyLanes, victim } from "./scheduler.js";
+import { ReadyLanes } from "./ready-lanes.js";
+import { Lane, victim } from "./scheduler.js";
+import { FlagList, type ListFlag } from "./flag-list.js";
 import { ServedSubscription, type ServeHost } from "./served-subscription.js";
 import { SubscribeResponder } from "./subscribe-response.js";
 
@@ -15,6 +17,14 @@ import { SubscribeResponder } from "./subscribe-response.js";
 export type ServingRole =
   | { readonly kind: "subscribe-serve"; readonly reader: LiteStreamReader; sub: ServedSubscription | undefined }
   | { readonly kind: "group-out"; readonly group: OutboundGroup };
+
+/** The dirty list's membership flag. */
+const DIRTY: ListFlag<OutboundGroup> = {
+  get: (out) => out.dirty,
+  set: (out, member) => {
+    out.dirty = member;
+  },
+};
 
 /**
  * The subscribe-serving side of a session: the peer's SUBSCRIBEs served from the origin's shared
@@ -30,12 +40,13 @@ export class Serving implements ServeHost {
   readonly #served = new Set<ServedSubscription>();
   readonly #lanes = new Map<ServedSubscription, Lane<OutboundGroup>>();
   readonly #ready = new ReadyLanes<Lane<OutboundGroup>>();
-  readonly #owner = new Map<OutboundGroup, ServedSubscription>();
+  /** Group streams queued or being written (each is in its subscription's lane, `owner` set). */
+  #outbound = 0;
   /** Opened groups to pump at the next flush. */
-  readonly #dirty = new Set<OutboundGroup>();
+  readonly #dirty = new FlagList<OutboundGroup>(DIRTY);
   /**
    * Groups whose header a holding flush kept back: dirty for the turn's flush. A list beside the
-   * dirty set, not a state the dirty loop skips: skipping held groups in the set made the
+   * dirty list, not a state the dirty loop skips: skipping held groups in the set made the
    * 1,000-subscriber bench deliver 21% with 158k groups skipped, against 50% and none this way.
    */
   readonly #held: OutboundGroup[] = [];
@@ -48,6 +59,15 @@ export class Serving implements ServeHost {
   /** A flush is deferred already (kicks of one turn share it). */
   #flushQueued = false;
   readonly #defer: (flush: () => void) => void;
+  /** The deferred flush, made once (a closure per flush was garbage per frame per subscriber). */
+  readonly #deferred = (): void => {
+    this.#flushQueued = false;
+    this.#ctx.contain("flush", () => {
+      this.flush();
+      // May run inside another session's drain (origin callbacks); the drain is re-entrant-safe.
+      this.#ctx.drain();
+    });
+  };
   #pumps = 0;
 
   /**
@@ -72,7 +92,7 @@ export class Serving implements ServeHost {
 
   /** Group streams queued or being written. */
   get outboundGroups(): number {
-    return this.#owner.size;
+    return this.#outbound;
   }
 
   /** Group pumps so far (each is one visit of one stream): what a flush costs, for tests. */
@@ -83,7 +103,7 @@ export class Serving implements ServeHost {
   /** Bytes encoded in group streams the framing has not taken yet. */
   get pendingBytes(): number {
     let total = 0;
-    for (const out of this.#owner.keys()) total += out.pendingBytes;
+    for (const lane of this.#lanes.values()) for (const out of lane.items) total += out.pendingBytes;
     return total;
   }
 
@@ -159,14 +179,7 @@ export class Serving implements ServeHost {
   #queueFlush(): void {
     if (this.#flushQueued) return;
     this.#flushQueued = true;
-    this.#defer(() => {
-      this.#flushQueued = false;
-      this.#ctx.contain("flush", () => {
-        this.flush();
-        // May run inside another session's drain (origin callbacks); the drain is re-entrant-safe.
-        this.#ctx.drain();
-      });
-    });
+    this.#defer(this.#deferred);
   }
 
   /** @inheritdoc */
@@ -189,14 +202,15 @@ export class Serving implements ServeHost {
     this.#sync(sub, lane);
     lane.add(out);
     this.#ready.add(lane);
-    this.#owner.set(out, sub);
-    while (this.#owner.size > ctx.limits.maxOutboundGroups) {
+    out.owner = sub;
+    this.#outbound += 1;
+    while (this.#outbound > ctx.limits.maxOutboundGroups) {
       const worst = victim(this.#lanes.values());
       if (worst === undefined) break;
       ctx.stats.skipped();
       // An opened group's reset tells the peer; one that never had a stream needs SUBSCRIBE_DROP.
       if (worst.streamId === undefined) {
-        const owner = this.#owner.get(worst);
+        const owner = worst.owner;
         if (owner !== undefined) this.#responders.get(owner)?.dropped(worst.sequence, RelayCode.Skipped);
       }
       worst.abandon(ctx.io, RelayCode.Skipped);
@@ -228,10 +242,7 @@ export class Serving implements ServeHost {
     const lane = this.#lanes.get(sub);
     if (lane === undefined) return;
     this.#sync(sub, lane);
-    // Set.clear() allocates a fresh table: a wake-up per frame per subscriber made it garbage.
-    if (lane.idle.size === 0) return;
-    for (const out of lane.idle) this.#dirty.add(out);
-    lane.idle.clear();
+    for (let out = lane.idle.take(); out !== undefined; out = lane.idle.take()) this.#dirty.add(out);
   }
 
   /** The stream of group `out` has room again: it is pumped at the next flush. */
@@ -301,11 +312,8 @@ export class Serving implements ServeHost {
     if (ctx.closed || this.#flushing) return;
     this.#flushing = true;
     try {
-      // A Set iterates what is added while iterating: a group dirtied again is pumped again.
-      for (const out of this.#dirty) {
-        this.#dirty.delete(out);
-        this.#after(out, this.#pump(out, hold));
-      }
+      // A group dirtied again while pumping is taken (pumped) again.
+      for (let out = this.#dirty.take(); out !== undefined; out = this.#dirty.take()) this.#after(out, this.#pump(out, hold));
       while (!this.#streamsBlocked) {
         const lane = this.#ready.peek();
         if (lane === undefined) {
@@ -333,7 +341,7 @@ export class Serving implements ServeHost {
       this.#flushing = false;
     }
     if (this.#held.length === 0) return;
-    // Added after the loops: the dirty set's iteration would pump them again at once.
+    // Added after the loops: the dirty list's loop would pump them again at once.
     for (const out of this.#held) this.#dirty.add(out);
     this.#held.length = 0;
     this.#queueFlush();
@@ -351,7 +359,7 @@ export class Serving implements ServeHost {
     this.#ready.clear();
     this.#dirty.clear();
     this.#held.length = 0;
-    this.#owner.clear();
+    this.#outbound = 0;
   }
 
   #pump(out: OutboundGroup, hold: boolean): PumpResult {
@@ -366,7 +374,7 @@ export class Serving implements ServeHost {
         this.#retire(out);
         return;
       case "idle": {
-        const owner = this.#owner.get(out);
+        const owner = out.owner;
         if (owner !== undefined) this.#lanes.get(owner)?.idle.add(out);
         return;
       }
@@ -401,9 +409,10 @@ export class Serving implements ServeHost {
   #retire(out: OutboundGroup): void {
     this.#dirty.delete(out);
     if (out.streamId !== undefined) this.#roles.drop(out.streamId);
-    const owner = this.#owner.get(out);
-    this.#owner.delete(out);
+    const owner = out.owner;
+    out.owner = undefined;
     if (owner !== undefined) {
+      this.#outbound -= 1;
       const lane = this.#lanes.get(owner);
       if (lane !== undefined) {
         lane.remove(out);

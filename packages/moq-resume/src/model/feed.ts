@@ -44,8 +44,12 @@ export interface ReaderFeed<S extends SegmentSource<Group>> {
   readonly info: TrackInfo;
   /** How the producer ended, once it has. */
   terminal(): TrackTerminal | undefined;
-  /** Every copy of group `sequence` the segments hold, newest segment first: a fresh list the caller may reorder. */
-  holders(sequence: number): Group[];
+  /**
+   * Every copy of group `sequence` the segments hold, newest segment first: a fresh list the
+   * caller may reorder, or `into` (emptied first) when given, so a caller asking on every wake-up
+   * can reuse one list.
+   */
+  holders(sequence: number, into?: Group[]): Group[];
   /** Registers a wake-up callback; returns its removal. */
   watch(listener: () => void): () => void;
   /** A reader starts (counts towards idleness, keeps the copies it needs); returns its detach. */

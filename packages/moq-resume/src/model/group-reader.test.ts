@@ -26,6 +26,16 @@ describe("GroupReader", () => {
     const [a] = firstGroupFrames(track);
     expect(a).toMatchObject({ kind: "frame", index: 0, timestamp: undefined });
   });
+
+  it("hands every reader of a group the same frame object (a relay's subscribers share it)", () => {
+    const track = new Track("video", { clock: new ManualClock() });
+    const group = track.appendGroup();
+    group.write(frame("a"), 7);
+    const first = firstGroupFrames(track);
+    const second = firstGroupFrames(track);
+    expect(first[0]).toMatchObject({ kind: "frame", index: 0, timestamp: 7 });
+    expect(second[0]).toBe(first[0]);
+  });
 });
 
 describe("GroupReader.datagramFrame", () => {

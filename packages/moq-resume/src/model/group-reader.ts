@@ -6,18 +6,28 @@
  */
 import type { SegmentSource } from "@handoff/seqlog";
 import type { ReaderFeed } from "./feed.js";
-import type { Group } from "./group.js";
+import type { Group, StoredFrame } from "./group.js";
 
-/** What {@link GroupReader.readFrame} yields. */
+/** What {@link GroupReader.readFrame} yields (a frame is the group's own object, shared by its readers). */
 export type FrameEvent =
-  /** `timestamp`: what the publisher wrote the frame with (lite-05), undefined when it gave none. */
-  | { readonly kind: "frame"; readonly index: number; readonly payload: Uint8Array; readonly timestamp: number | undefined }
+  | StoredFrame
   /** Frames `[from, to]` are gone from every copy (the head was missed); reading goes on after. */
   | { readonly kind: "gap"; readonly from: number; readonly to: number }
   | { readonly kind: "pending" }
   | { readonly kind: "end" }
   /** The rest of the group is gone (evicted, aborted, or its track ended without it). */
   | { readonly kind: "lost" };
+
+// The events without data are constants: a reader is asked for its next frame on every wake-up.
+const PENDING: FrameEvent = { kind: "pending" };
+const END: FrameEvent = { kind: "end" };
+const LOST: FrameEvent = { kind: "lost" };
+
+/**
+ * The list the copies of a group are gathered into on a read that the copy being read cannot
+ * answer (every wake-up of a reader waiting for a frame): one list for all readers, not one per read.
+ */
+const scratch: Group[] = [];
 
 /** One reader's view of one group. */
 export class GroupReader {
@@ -78,23 +88,28 @@ export class GroupReader {
 
   /** The next frame, or why there is none now. */
   readFrame(): FrameEvent {
-    if (this.#done !== undefined) return { kind: this.#done };
+    if (this.#done !== undefined) return this.#done === "end" ? END : LOST;
     // Fast path: the copy being read has the next frame (the common case, no takeover).
-    const next = this.#current.frame(this.#next);
+    const next = this.#current.stored(this.#next);
     if (next !== undefined) {
-      const index = this.#next;
       this.#next += 1;
-      return { kind: "frame", index, payload: next, timestamp: this.#current.frameTimestamp(index) };
+      return next;
     }
     if (this.#current.finished && this.#current.frameEnd <= this.#next) return this.#finish("end");
-    const copies = this.#copies();
+    const event = this.#readCopies(this.#copies());
+    // Emptied after each use, so it keeps no group alive between reads.
+    scratch.length = 0;
+    return event;
+  }
+
+  /** The next frame from whichever copy has it, or why there is none now. */
+  #readCopies(copies: readonly Group[]): FrameEvent {
     for (const copy of copies) {
-      const payload = copy.frame(this.#next);
-      if (payload !== undefined) {
+      const frame = copy.stored(this.#next);
+      if (frame !== undefined) {
         this.#current = copy;
-        const index = this.#next;
         this.#next += 1;
-        return { kind: "frame", index, payload, timestamp: copy.frameTimestamp(index) };
+        return frame;
       }
     }
     for (const copy of copies) {
@@ -111,17 +126,17 @@ export class GroupReader {
       this.#next = resume;
       return { kind: "gap", from, to: resume - 1 };
     }
-    if (copies.some((copy) => !copy.sealed)) return { kind: "pending" };
+    if (copies.some((copy) => !copy.sealed)) return PENDING;
     // Every copy stopped short. A resumed track stalls for the continuation a takeover brings;
     // once the track itself ended (or nothing holds the group any more) the rest is lost.
     if (copies.every((copy) => copy.lost) || this.#feed.terminal() !== undefined) return this.#finish("lost");
-    return { kind: "pending" };
+    return PENDING;
   }
 
   /** Every copy that may hold frames of this group: the one being read first. */
   #copies(): Group[] {
-    // A fresh list each call (see ReaderFeed.holders): reordered in place, no second array.
-    const copies = this.#feed.holders(this.sequence);
+    // The shared scratch list (reads are synchronous, never nested): reordered in place.
+    const copies = this.#feed.holders(this.sequence, scratch);
     let at = copies.indexOf(this.#current);
     if (at === 0) return copies;
     if (at < 0) at = copies.push(this.#current) - 1;
@@ -138,6 +153,6 @@ export class GroupReader {
 
   #finish(kind: "end" | "lost"): FrameEvent {
     this.#done = kind;
-    return { kind };
+    return kind === "end" ? END : LOST;
   }
 }

@@ -20,6 +20,21 @@ export interface GroupOptions {
   readonly datagram?: boolean;
 }
 
+/**
+ * A frame as readers get it. Made once when the frame is written and handed to every reader as
+ * is (readers of one track share it): a relay's readers used to make one per frame per subscriber.
+ */
+export interface StoredFrame {
+  /** Tells a frame from the other read events. */
+  readonly kind: "frame";
+  /** The frame's index in the group. */
+  readonly index: number;
+  /** The frame's bytes, as the publisher sent them. */
+  readonly payload: Uint8Array;
+  /** What the publisher wrote the frame with (lite-05), undefined when it gave none. */
+  readonly timestamp: number | undefined;
+}
+
 /** A group producer, and the shared state its readers read. */
 export class Group implements SegmentItem {
   /** The group's sequence number. */
@@ -30,9 +45,7 @@ export class Group implements SegmentItem {
   readonly createdAt: number;
   /** True when the group arrived as a datagram: a relay forwards it the same way where it can. */
   readonly datagram: boolean;
-  #frames: Uint8Array[] = [];
-  /** Per-frame timestamps (lite-05), allocated on the first timestamped write. */
-  #timestamps: (number | undefined)[] | undefined;
+  #frames: StoredFrame[] = [];
   #state: GroupState = "open";
   #sealed = false;
   #bytes = 0;
@@ -95,6 +108,11 @@ export class Group implements SegmentItem {
 
   /** The frame at `index`, if this copy holds it. */
   frame(index: number): Uint8Array | undefined {
+    return this.stored(index)?.payload;
+  }
+
+  /** The frame at `index` as readers get it, if this copy holds it. */
+  stored(index: number): StoredFrame | undefined {
     return this.lost ? undefined : this.#frames[index - this.base];
   }
 
@@ -103,7 +121,7 @@ export class Group implements SegmentItem {
    * frame and it was given one; undefined otherwise (a publisher without timestamps).
    */
   frameTimestamp(index: number): number | undefined {
-    return this.lost ? undefined : this.#timestamps?.[index - this.base];
+    return this.stored(index)?.timestamp;
   }
 
   /**
@@ -112,13 +130,8 @@ export class Group implements SegmentItem {
    */
   write(payload: Uint8Array, timestamp?: number): number {
     if (this.#state !== "open" || this.#sealed) throw new ClosedError(`group ${String(this.sequence)}`);
-    if (timestamp !== undefined) {
-      // Sparse until the first timestamp: frames written before it read back as undefined.
-      this.#timestamps ??= [];
-      this.#timestamps[this.#frames.length] = timestamp;
-    }
-    this.#frames.push(payload);
-    const index = this.frameEnd - 1;
+    const index = this.frameEnd;
+    this.#frames.push({ kind: "frame", index, payload, timestamp });
     this.#bytes += payload.byteLength;
     this.#notify();
     this.#account(payload.byteLength);
@@ -153,7 +166,6 @@ export class Group implements SegmentItem {
   #drop(): void {
     const bytes = this.#bytes;
     this.#frames = [];
-    this.#timestamps = undefined;
     this.#bytes = 0;
     if (bytes > 0) this.#account(-bytes);
   }

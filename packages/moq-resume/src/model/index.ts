@@ -14,7 +14,7 @@ export {
   TrackDroppedError,
 } from "./errors.js";
 export type { FeedReader, ReaderFeed, ReaderPrefs, TrackTerminal } from "./feed.js";
-export { Group, type GroupOptions, type GroupState } from "./group.js";
+export { Group, type GroupOptions, type GroupState, type StoredFrame } from "./group.js";
 export { GroupReader, type FrameEvent } from "./group-reader.js";
 export { DEFAULT_TRACK_INFO, trackInfo, type TrackInfo } from "./info.js";
 export { TrackReader, type GroupEvent, type ReaderOptions } from "./reader.js";

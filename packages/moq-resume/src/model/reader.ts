@@ -30,6 +30,10 @@ export type GroupEvent =
   /** The track was aborted or dropped; everything owed before it was handed out. */
   | { readonly kind: "error"; readonly error: ModelError };
 
+// Events without data are constants: a relay asks every reader of a track on every wake-up.
+const PENDING: GroupEvent = { kind: "pending" };
+const FINISHED: GroupEvent = { kind: "finished" };
+
 /** Options of a reader. */
 export interface ReaderOptions {
   /** Start floor; when absent the reader starts at the newest group (live edge). */
@@ -151,12 +155,12 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
   }
 
   #read(order: CursorOrder): GroupEvent {
-    if (this.#closed) return { kind: "finished" };
+    if (this.#closed) return FINISHED;
     const step = this.#cursor.next(order);
     switch (step.kind) {
       case "item": {
         const group = new GroupReader(step.item, this.#feed);
-        if (this.#reading.length >= READING_COMPACT) this.#reading = this.#reading.filter((read) => !read.done);
+        if (this.#reading.length >= READING_COMPACT) compact(this.#reading);
         this.#reading.push(group);
         return { kind: "group", group };
       }
@@ -177,19 +181,26 @@ export class TrackReader<S extends SegmentSource<Group> = SegmentSource<Group>> 
 
   #end(): GroupEvent {
     const terminal = this.#feed.terminal();
-    if (terminal === undefined) return { kind: "pending" };
+    if (terminal === undefined) return PENDING;
     switch (terminal.kind) {
       case "aborted":
         // Buffered groups were drained above; live copies are not waited for.
         return { kind: "error", error: new TrackAbortedError(terminal.reason) };
       case "finished":
-        return this.#cursor.drained() ? { kind: "finished" } : { kind: "pending" };
+        return this.#cursor.drained() ? FINISHED : PENDING;
       case "dropped":
-        return this.#cursor.drained() ? { kind: "error", error: new TrackDroppedError() } : { kind: "pending" };
+        return this.#cursor.drained() ? { kind: "error", error: new TrackDroppedError() } : PENDING;
       default: {
         const never: never = terminal;
         return never;
       }
     }
   }
+}
+
+/** Drops the ended reads in place (a filtered copy would be one more long-lived array per compaction). */
+function compact(reading: GroupReader[]): void {
+  let kept = 0;
+  for (const read of reading) if (!read.done) reading[kept++] = read;
+  reading.length = kept;
 }

@@ -219,9 +219,11 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
   }
 
   /** The copy of `sequence` this track holds, as a one-element list. */
-  holders(sequence: number): Group[] {
+  holders(sequence: number, into: Group[] = []): Group[] {
+    into.length = 0;
     const group = this.#cache.get(sequence);
-    return group === undefined ? [] : [group];
+    if (group !== undefined) into.push(group);
+    return into;
   }
 
   /** Registers a wake-up callback; returns its removal. */

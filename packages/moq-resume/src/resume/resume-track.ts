@@ -225,8 +225,9 @@ export class ResumeTrack implements ReaderFeed<Track> {
    * Every live copy of `sequence`, newest segment first: the segments', then those of copies kept
    * for readers that still need them (pruned from the list or replaced by a park).
    */
-  holders(sequence: number): Group[] {
-    return copiesIn(this.list.retained, sequence, copiesIn(this.list.segments, sequence));
+  holders(sequence: number, into: Group[] = []): Group[] {
+    into.length = 0;
+    return copiesIn(this.list.retained, sequence, copiesIn(this.list.segments, sequence, into));
   }
 
   /** How many copies are kept outside the segment list for readers that still need them. */

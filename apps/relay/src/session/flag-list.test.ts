@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { FlagList, type ListFlag } from "./flag-list.js";
+
+interface Item {
+  readonly name: string;
+  listed: boolean;
+}
+
+const LISTED: ListFlag<Item> = {
+  get: (item) => item.listed,
+  set: (item, member) => {
+    item.listed = member;
+  },
+};
+
+function items(...names: string[]): Item[] {
+  return names.map((name) => ({ name, listed: false }));
+}
+
+function takeAll(list: FlagList<Item>): string[] {
+  const out: string[] = [];
+  for (let item = list.take(); item !== undefined; item = list.take()) out.push(item.name);
+  return out;
+}
+
+describe("FlagList", () => {
+  it("takes each item once, in the order added, and keeps the flag as its membership", () => {
+    const list = new FlagList(LISTED);
+    const [a, b, c] = items("a", "b", "c");
+    if (a === undefined || b === undefined || c === undefined) throw new Error("no items");
+    list.add(a);
+    list.add(b);
+    list.add(a);
+    list.add(c);
+    expect(a.listed && b.listed && c.listed).toBe(true);
+    expect(takeAll(list)).toEqual(["a", "b", "c"]);
+    expect(a.listed || b.listed || c.listed).toBe(false);
+  });
+
+  it("skips a deleted item, and takes one deleted and added again once", () => {
+    const list = new FlagList(LISTED);
+    const [a, b, c] = items("a", "b", "c");
+    if (a === undefined || b === undefined || c === undefined) throw new Error("no items");
+    list.add(a);
+    list.add(b);
+    list.add(c);
+    list.delete(b);
+    list.delete(a);
+    list.add(a);
+    expect(b.listed).toBe(false);
+    expect(takeAll(list)).toEqual(["a", "c"]);
+  });
+
+  it("takes an item added while taking, and starts again empty once emptied", () => {
+    const list = new FlagList(LISTED);
+    const [a, b, c] = items("a", "b", "c");
+    if (a === undefined || b === undefined || c === undefined) throw new Error("no items");
+    list.add(a);
+    expect(list.take()).toBe(a);
+    list.add(b);
+    list.add(a);
+    expect(takeAll(list)).toEqual(["b", "a"]);
+    list.add(c);
+    expect(takeAll(list)).toEqual(["c"]);
+  });
+
+  it("clear() empties the list and lowers every flag", () => {
+    const list = new FlagList(LISTED);
+    const all = items("a", "b");
+    for (const item of all) list.add(item);
+    list.clear();
+    expect(all.map((item) => item.listed)).toEqual([false, false]);
+    expect(list.take()).toBeUndefined();
+  });
+});
