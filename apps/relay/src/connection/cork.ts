@@ -8,13 +8,15 @@ import type { Writable } from "node:stream";
  */
 export function corkPerTick(socket: Writable): () => void {
   let corked = false;
+  // Made once per socket, not per tick.
+  const uncork = (): void => {
+    corked = false;
+    socket.uncork();
+  };
   return () => {
     if (corked || socket.destroyed) return;
     corked = true;
     socket.cork();
-    process.nextTick(() => {
-      corked = false;
-      socket.uncork();
-    });
+    process.nextTick(uncork);
   };
 }
