@@ -59,14 +59,15 @@ export class Serving implements ServeHost {
   /** A flush is deferred already (kicks of one turn share it). */
   #flushQueued = false;
   readonly #defer: (flush: () => void) => void;
-  /** The deferred flush, made once (a closure per flush was garbage per frame per subscriber). */
+  /** The deferred flush and its contained work, made once (closures per flush were garbage per frame per subscriber). */
   readonly #deferred = (): void => {
     this.#flushQueued = false;
-    this.#ctx.contain("flush", () => {
-      this.flush();
-      // May run inside another session's drain (origin callbacks); the drain is re-entrant-safe.
-      this.#ctx.drain();
-    });
+    this.#ctx.contain("flush", this.#flushAndDrain);
+  };
+  readonly #flushAndDrain = (): void => {
+    this.flush();
+    // May run inside another session's drain (origin callbacks); the drain is re-entrant-safe.
+    this.#ctx.drain();
   };
   #pumps = 0;
 
