@@ -1,17 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { FlagList, type ListFlag } from "./flag-list.js";
+import { fieldFlag, FlagList } from "./flag-list.js";
 
 interface Item {
   readonly name: string;
   listed: boolean;
 }
 
-const LISTED: ListFlag<Item> = {
-  get: (item) => item.listed,
-  set: (item, member) => {
-    item.listed = member;
-  },
-};
+const LISTED = fieldFlag("listed");
 
 function items(...names: string[]): Item[] {
   return names.map((name) => ({ name, listed: false }));
@@ -25,7 +20,7 @@ function takeAll(list: FlagList<Item>): string[] {
 
 describe("FlagList", () => {
   it("takes each item once, in the order added, and keeps the flag as its membership", () => {
-    const list = new FlagList(LISTED);
+    const list = new FlagList<Item>(LISTED);
     const [a, b, c] = items("a", "b", "c");
     if (a === undefined || b === undefined || c === undefined) throw new Error("no items");
     list.add(a);
@@ -38,7 +33,7 @@ describe("FlagList", () => {
   });
 
   it("skips a deleted item, and takes one deleted and added again once", () => {
-    const list = new FlagList(LISTED);
+    const list = new FlagList<Item>(LISTED);
     const [a, b, c] = items("a", "b", "c");
     if (a === undefined || b === undefined || c === undefined) throw new Error("no items");
     list.add(a);
@@ -52,7 +47,7 @@ describe("FlagList", () => {
   });
 
   it("takes an item added while taking, and starts again empty once emptied", () => {
-    const list = new FlagList(LISTED);
+    const list = new FlagList<Item>(LISTED);
     const [a, b, c] = items("a", "b", "c");
     if (a === undefined || b === undefined || c === undefined) throw new Error("no items");
     list.add(a);
@@ -65,7 +60,7 @@ describe("FlagList", () => {
   });
 
   it("clear() empties the list and lowers every flag", () => {
-    const list = new FlagList(LISTED);
+    const list = new FlagList<Item>(LISTED);
     const all = items("a", "b");
     for (const item of all) list.add(item);
     list.clear();

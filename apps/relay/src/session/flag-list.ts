@@ -17,6 +17,16 @@ export interface ListFlag<T> {
   set(item: T, member: boolean): void;
 }
 
+/** The flag kept in the boolean field `key` of the items. */
+export function fieldFlag<K extends string>(key: K): ListFlag<Record<K, boolean>> {
+  return {
+    get: (item) => item[key],
+    set: (item, member) => {
+      item[key] = member;
+    },
+  };
+}
+
 /**
  * Distinct items in the order they were added. {@link delete} only clears the flag; the slot is
  * skipped when the list is taken from, so every operation is O(1) and a list of a few items

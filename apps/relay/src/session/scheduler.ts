@@ -10,7 +10,7 @@
  * @module
  */
 
-import { FlagList, type ListFlag } from "./flag-list.js";
+import { fieldFlag, FlagList } from "./flag-list.js";
 import type { ReadyLevel, ReadyLinks } from "./ready-lanes.js";
 
 /** What the scheduler needs to know of an outbound group stream. */
@@ -22,12 +22,7 @@ export interface Scheduled {
 }
 
 /** The idle lists' membership flag. */
-const IDLE: ListFlag<Scheduled> = {
-  get: (item) => item.idle,
-  set: (item, member) => {
-    item.idle = member;
-  },
-};
+const IDLE = fieldFlag("idle");
 
 /**
  * One subscription's group streams in sequence order: every live one (to pick what to drop) and

@@ -9,7 +9,7 @@ import { OutboundGroup, type PumpResult } from "./outbound-group.js";
 import { type IgnoreRole, refuse, type RoleChanges, type StreamFate, turnDown } from "./role-table.js";
 import { ReadyLanes } from "./ready-lanes.js";
 import { Lane, victim } from "./scheduler.js";
-import { FlagList, type ListFlag } from "./flag-list.js";
+import { fieldFlag, FlagList } from "./flag-list.js";
 import { ServedSubscription, type ServeHost } from "./served-subscription.js";
 import { SubscribeResponder } from "./subscribe-response.js";
 
@@ -19,12 +19,7 @@ export type ServingRole =
   | { readonly kind: "group-out"; readonly group: OutboundGroup };
 
 /** The dirty list's membership flag. */
-const DIRTY: ListFlag<OutboundGroup> = {
-  get: (out) => out.dirty,
-  set: (out, member) => {
-    out.dirty = member;
-  },
-};
+const DIRTY = fieldFlag("dirty");
 
 /**
  * The subscribe-serving side of a session: the peer's SUBSCRIBEs served from the origin's shared
