@@ -12,6 +12,9 @@ import { varintSize } from "./varint.js";
 import type { Wire } from "./wire.js";
 import { wireFor } from "./wire-for.js";
 
+/** What {@link FramingSession.poll} returns when nothing happened: one shared empty list. */
+const NO_EVENTS: readonly FramingEvent[] = Object.freeze([]);
+
 const DEFAULT_STREAM_BUFFER = 1 << 20;
 const DEFAULT_CONNECTION_BUFFER = 8 << 20;
 const DEFAULT_LEGACY_PEER_STREAMS = 1000;
@@ -25,7 +28,8 @@ const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
  * are unlimited and no parameters are exchanged.
  */
 export class FramingSession {
-  readonly #events: FramingEvent[] = [];
+  /** Events since the last poll; handed over whole by {@link poll}. */
+  #events: FramingEvent[] = [];
   readonly #streams: StreamTable;
   readonly #ours: TransportParams;
   #peer: TransportParams | undefined;
@@ -92,7 +96,7 @@ export class FramingSession {
     this.#recvPath = new RecvPath({
       streams: this.#streams,
       connRecv: this.#connRecv,
-      events: this.#events,
+      events: { push: (event) => this.#events.push(event) },
       autoConsume: this.#autoConsume,
       announce: (stream) => {
         this.#announce(stream);
@@ -165,9 +169,15 @@ export class FramingSession {
     return this.#streams.live.size;
   }
 
-  /** Drains the events produced since the last call, in order. */
-  poll(): FramingEvent[] {
-    return this.#events.splice(0, this.#events.length);
+  /**
+   * Drains the events produced since the last call, in order. The list is handed over, not
+   * copied; with nothing new it is one shared empty list (a session polls until it gets that).
+   */
+  poll(): readonly FramingEvent[] {
+    const events = this.#events;
+    if (events.length === 0) return NO_EVENTS;
+    this.#events = [];
+    return events;
   }
 
   /**

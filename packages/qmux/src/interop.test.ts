@@ -106,7 +106,7 @@ beforeAll(async () => {
       // Handling an event may queue more (the echo writes), so drain until quiet.
       for (let batch = framing.poll(); batch.length > 0; batch = framing.poll()) flushBatch(batch);
     };
-    const flushBatch = (batch: FramingEvent[]): void => {
+    const flushBatch = (batch: readonly FramingEvent[]): void => {
       for (const event of batch) {
         if (event.kind === "send") {
           ws.send(event.bytes);

@@ -8,7 +8,7 @@ import type { RecvHalf, StreamState, StreamTable } from "./stream-table.js";
 export interface RecvHost {
   readonly streams: StreamTable;
   readonly connRecv: RecvWindow;
-  readonly events: FramingEvent[];
+  readonly events: { push(event: FramingEvent): void };
   readonly autoConsume: boolean;
   /** Reports a stream the peer opened implicitly. */
   announce(stream: StreamState): void;

@@ -113,7 +113,13 @@ export class RangeSet {
     }
     const added = mergedEnd - mergedStart + 1 - covered;
     if (added === 0) return 0;
-    data.splice(2 * first, 2 * (last - first), mergedStart, mergedEnd);
+    // In place where no range comes or goes (the common case: a range grows by one at its end),
+    // and a push past the last range: a splice allocates its list of removed items every time.
+    if (last - first === 1) {
+      data[2 * first] = mergedStart;
+      data[2 * first + 1] = mergedEnd;
+    } else if (last === first && 2 * first === data.length) data.push(mergedStart, mergedEnd);
+    else data.splice(2 * first, 2 * (last - first), mergedStart, mergedEnd);
     this.#size += added;
     return added;
   }

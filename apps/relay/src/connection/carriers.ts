@@ -54,6 +54,9 @@ export function bindStream(socket: Socket, session: LiteSession, onClose?: () =>
   });
 }
 
+/** The options of every send: one object, not one per message. */
+const BINARY = { binary: true } as const;
+
 /**
  * A carrier over a WebSocket. `cork` (of the server's underlying socket) batches a tick's
  * messages into one write. The legacy framing has no flow control, so a peer that stops reading
@@ -68,7 +71,7 @@ export function webSocketCarrier(ws: WebSocket, cork?: () => void): Carrier {
         return;
       }
       cork?.();
-      ws.send(bytes, { binary: true });
+      ws.send(bytes, BINARY);
     },
     end: () => {
       ws.close();
