@@ -254,6 +254,21 @@ describe("OutboundGroup", () => {
     expect(io.stream(ida ?? -1).chunks[1]).toBe(io.stream(idb ?? -1).chunks[1]);
   });
 
+  it("writes one encoded header object for the groups of one sequence and subscribe id, and its own for another id", () => {
+    const track = new Track("video", { clock: new ManualClock() });
+    const group = track.createGroup(5);
+    const io = new FakeIo();
+    const [a, b, c] = [3, 3, 4].map((id) => new OutboundGroup(LITE_04, id, new GroupReader(group, track), new CountingStats()));
+    // Pumped before any frame: each header leaves alone, as chunk 0 of its stream.
+    for (const out of [a, b, c]) out?.pump(io);
+    const [ida, idb, idc] = io.opened(false);
+    const header = (id: number | undefined) => io.stream(id ?? -1).chunks[0];
+    expect(header(ida)).toBe(header(idb));
+    expect(header(idc)).not.toBe(header(ida));
+    expect(sent(io).messages[1]).toEqual({ type: "group", subscribe: 3, sequence: 5 });
+    expect(io.messages(idc ?? -1, { role: "accepted-uni", version: LITE_04 })[1]).toEqual({ type: "group", subscribe: 4, sequence: 5 });
+  });
+
   it("carries each frame's timestamp on lite-05, and 0 for a frame written without one", () => {
     const { group, io, out } = setup({ version: LITE_05 });
     group.write(Uint8Array.of(1), 100);

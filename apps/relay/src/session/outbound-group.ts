@@ -17,19 +17,37 @@ const encodedFrames = new WeakMap<Uint8Array, Uint8Array>();
  */
 const timedFrames = new WeakMap<Uint8Array, { readonly previous: number; readonly timestamp: number; readonly bytes: Uint8Array }>();
 
-/**
- * Group header encoders by version. A header keeps no per-stream state (only frames do), so one
- * writer serves every group stream of a version instead of one made per group per subscriber.
- */
-const headerWriters = new Map<LiteVersion, LiteStreamWriter>();
+/** A group stream's header as encoded, with what it says. */
+interface EncodedHeader {
+  readonly subscribe: number;
+  readonly sequence: number;
+  readonly frameStart: number;
+  readonly bytes: Uint8Array;
+}
 
-function headerWriter(version: LiteVersion): LiteStreamWriter {
-  let writer = headerWriters.get(version);
-  if (writer === undefined) {
-    writer = new LiteStreamWriter(version);
-    headerWriters.set(version, writer);
+/**
+ * Per version, the header encoder and the header it encoded last. A header keeps no per-stream
+ * state (only frames do), so one writer serves every group stream of a version. A new group goes
+ * to every subscriber of its track in one pass, and their subscribe ids are mostly the same (each
+ * peer numbers its own subscriptions from 0), so the last header is usually the next one too:
+ * shared, like the frames' encodings, instead of encoded once per group per subscriber.
+ */
+const headers = new Map<LiteVersion, { readonly writer: LiteStreamWriter; last: EncodedHeader | undefined }>();
+
+function groupHeader(version: LiteVersion, subscribe: number, sequence: number, frameStart: number): Uint8Array {
+  let entry = headers.get(version);
+  if (entry === undefined) {
+    entry = { writer: new LiteStreamWriter(version), last: undefined };
+    headers.set(version, entry);
   }
-  return writer;
+  const last = entry.last;
+  if (last?.subscribe === subscribe && last.sequence === sequence && last.frameStart === frameStart) return last.bytes;
+  const bytes = entry.writer.encodeAll([
+    { type: "stream_header", kind: "group" },
+    { type: "group", subscribe, sequence, ...(frameStart > 0 ? { frameStart } : {}) },
+  ]);
+  entry.last = { subscribe, sequence, frameStart, bytes };
+  return bytes;
 }
 
 /**
@@ -131,12 +149,7 @@ export class OutboundGroup implements Scheduled {
       if (id === undefined) return "no-stream";
       this.streamId = id;
       this.#stats.group("out");
-      this.#hold(
-        headerWriter(this.#version).encodeAll([
-          { type: "stream_header", kind: "group" },
-          { type: "group", subscribe: this.#subscribeId, sequence: this.sequence, ...(this.#frameStart > 0 ? { frameStart: this.#frameStart } : {}) },
-        ]),
-      );
+      this.#hold(groupHeader(this.#version, this.#subscribeId, this.sequence, this.#frameStart));
       this.#headerUnsent = true;
     }
     const id = this.streamId;
