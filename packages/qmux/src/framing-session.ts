@@ -1,6 +1,7 @@
 import { asError, FramingError, TransportError, violation } from "./errors.js";
 import type { FramingEvent, FramingKind, FramingOptions, OpenResult, QmuxVersion, WriteResult } from "./events.js";
 import { RecvWindow } from "./flow.js";
+import { EventQueue } from "./event-queue.js";
 import { Liveness } from "./liveness.js";
 import { RecvPath } from "./recv-path.js";
 import { SendScheduler } from "./send-scheduler.js";
@@ -11,9 +12,6 @@ import { MIN_RECORD_SIZE, REFERENCE_PARAMS, type TransportParams } from "./trans
 import { varintSize } from "./varint.js";
 import type { Wire } from "./wire.js";
 import { wireFor } from "./wire-for.js";
-
-/** What {@link FramingSession.poll} returns when nothing happened: one shared empty list. */
-const NO_EVENTS: readonly FramingEvent[] = Object.freeze([]);
 
 const DEFAULT_STREAM_BUFFER = 1 << 20;
 const DEFAULT_CONNECTION_BUFFER = 8 << 20;
@@ -28,8 +26,7 @@ const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
  * are unlimited and no parameters are exchanged.
  */
 export class FramingSession {
-  /** Events since the last poll; handed over whole by {@link poll}. */
-  #events: FramingEvent[] = [];
+  readonly #events = new EventQueue();
   readonly #streams: StreamTable;
   readonly #ours: TransportParams;
   #peer: TransportParams | undefined;
@@ -75,7 +72,7 @@ export class FramingSession {
         frame: (frame) => {
           this.#emitFrame(frame);
         },
-        event: (event) => this.#events.push(event),
+        event: (event) => { this.#events.push(event); },
         finished: (stream) => {
           this.#retire(stream);
         },
@@ -96,7 +93,7 @@ export class FramingSession {
     this.#recvPath = new RecvPath({
       streams: this.#streams,
       connRecv: this.#connRecv,
-      events: { push: (event) => this.#events.push(event) },
+      events: this.#events,
       autoConsume: this.#autoConsume,
       announce: (stream) => {
         this.#announce(stream);
@@ -169,15 +166,9 @@ export class FramingSession {
     return this.#streams.live.size;
   }
 
-  /**
-   * Drains the events produced since the last call, in order. The list is handed over, not
-   * copied; with nothing new it is one shared empty list (a session polls until it gets that).
-   */
+  /** Drains the events produced since the last call, in order (the list is handed over, not copied). */
   poll(): readonly FramingEvent[] {
-    const events = this.#events;
-    if (events.length === 0) return NO_EVENTS;
-    this.#events = [];
-    return events;
+    return this.#events.poll();
   }
 
   /**

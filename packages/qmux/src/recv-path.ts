@@ -1,5 +1,5 @@
 import { asError, flowError, FramingError, TransportError, violation } from "./errors.js";
-import type { FramingEvent } from "./events.js";
+import type { EventQueue } from "./event-queue.js";
 import type { RecvWindow } from "./flow.js";
 import type { StreamId } from "./stream-id.js";
 import type { RecvHalf, StreamState, StreamTable } from "./stream-table.js";
@@ -8,7 +8,7 @@ import type { RecvHalf, StreamState, StreamTable } from "./stream-table.js";
 export interface RecvHost {
   readonly streams: StreamTable;
   readonly connRecv: RecvWindow;
-  readonly events: { push(event: FramingEvent): void };
+  readonly events: EventQueue;
   readonly autoConsume: boolean;
   /** Reports a stream the peer opened implicitly. */
   announce(stream: StreamState): void;
