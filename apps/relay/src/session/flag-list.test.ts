@@ -8,8 +8,11 @@ interface Item {
 
 const LISTED = fieldFlag("listed");
 
-function items(...names: string[]): Item[] {
-  return names.map((name) => ({ name, listed: false }));
+const item = (name: string): Item => ({ name, listed: false });
+
+/** An empty list and three items "a", "b", "c" in none. */
+function fresh(): { list: FlagList<Item>; a: Item; b: Item; c: Item } {
+  return { list: new FlagList<Item>(LISTED), a: item("a"), b: item("b"), c: item("c") };
 }
 
 function takeAll(list: FlagList<Item>): string[] {
@@ -20,9 +23,7 @@ function takeAll(list: FlagList<Item>): string[] {
 
 describe("FlagList", () => {
   it("takes each item once, in the order added, and keeps the flag as its membership", () => {
-    const list = new FlagList<Item>(LISTED);
-    const [a, b, c] = items("a", "b", "c");
-    if (a === undefined || b === undefined || c === undefined) throw new Error("no items");
+    const { list, a, b, c } = fresh();
     list.add(a);
     list.add(b);
     list.add(a);
@@ -33,9 +34,7 @@ describe("FlagList", () => {
   });
 
   it("skips a deleted item, and takes one deleted and added again once", () => {
-    const list = new FlagList<Item>(LISTED);
-    const [a, b, c] = items("a", "b", "c");
-    if (a === undefined || b === undefined || c === undefined) throw new Error("no items");
+    const { list, a, b, c } = fresh();
     list.add(a);
     list.add(b);
     list.add(c);
@@ -47,9 +46,7 @@ describe("FlagList", () => {
   });
 
   it("takes an item added while taking, and starts again empty once emptied", () => {
-    const list = new FlagList<Item>(LISTED);
-    const [a, b, c] = items("a", "b", "c");
-    if (a === undefined || b === undefined || c === undefined) throw new Error("no items");
+    const { list, a, b, c } = fresh();
     list.add(a);
     expect(list.take()).toBe(a);
     list.add(b);
@@ -60,9 +57,9 @@ describe("FlagList", () => {
   });
 
   it("clear() empties the list and lowers every flag", () => {
-    const list = new FlagList<Item>(LISTED);
-    const all = items("a", "b");
-    for (const item of all) list.add(item);
+    const { list, a, b } = fresh();
+    const all = [a, b];
+    for (const one of all) list.add(one);
     list.clear();
     expect(all.map((item) => item.listed)).toEqual([false, false]);
     expect(list.take()).toBeUndefined();

@@ -23,6 +23,11 @@ const PENDING: FrameEvent = { kind: "pending" };
 const END: FrameEvent = { kind: "end" };
 const LOST: FrameEvent = { kind: "lost" };
 
+/** The event of a read that ended as `kind`. */
+function ended(kind: "end" | "lost"): FrameEvent {
+  return kind === "end" ? END : LOST;
+}
+
 /**
  * The list the copies of a group are gathered into on a read that the copy being read cannot
  * answer (every wake-up of a reader waiting for a frame): one list for all readers, not one per read.
@@ -72,8 +77,8 @@ export class GroupReader {
   datagramFrame(): { readonly payload: Uint8Array; readonly timestamp: number | undefined } | undefined {
     const group = this.#current;
     if (!group.datagram || !group.finished || group.base !== 0 || group.frameEnd !== 1 || this.#next !== 0 || this.#done !== undefined) return undefined;
-    const payload = group.frame(0);
-    return payload === undefined ? undefined : { payload, timestamp: group.frameTimestamp(0) };
+    // The stored frame itself: it has the payload and the timestamp.
+    return group.stored(0);
   }
 
   /** Stops reading (the consumer abandons the group): the copies it needed may be released. */
@@ -88,7 +93,7 @@ export class GroupReader {
 
   /** The next frame, or why there is none now. */
   readFrame(): FrameEvent {
-    if (this.#done !== undefined) return this.#done === "end" ? END : LOST;
+    if (this.#done !== undefined) return ended(this.#done);
     // Fast path: the copy being read has the next frame (the common case, no takeover).
     const next = this.#current.stored(this.#next);
     if (next !== undefined) {
@@ -153,6 +158,6 @@ export class GroupReader {
 
   #finish(kind: "end" | "lost"): FrameEvent {
     this.#done = kind;
-    return kind === "end" ? END : LOST;
+    return ended(kind);
   }
 }

@@ -92,7 +92,6 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
       fill?.(group);
       filed = true;
       cache.insert(group);
-      return true;
     });
     if (this.#latest === undefined || sequence > this.#latest) this.#latest = sequence;
     return group;
@@ -120,9 +119,10 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
 
   /** Evicts groups older than the age bound; returns how many (their readers are woken). */
   expire(): number {
-    let evicted = 0;
-    this.#quietly(() => (evicted = this.#cache.expire(this.#clock.now())) > 0);
-    return evicted;
+    return this.#quietly(
+      () => this.#cache.expire(this.#clock.now()),
+      (evicted) => evicted > 0,
+    );
   }
 
   /**
@@ -130,16 +130,16 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
    * when nothing is held. Its readers are told it is lost.
    */
   evictOldest(): Group | undefined {
-    let group: Group | undefined;
-    this.#quietly(() => (group = this.#cache.evictOldest()) !== undefined);
-    return group;
+    return this.#quietly(
+      () => this.#cache.evictOldest(),
+      (group) => group !== undefined,
+    );
   }
 
   /** Evicts every group (the copy is being discarded). */
   clear(): void {
     this.#quietly(() => {
       this.#cache.clear();
-      return true;
     });
   }
 
@@ -247,19 +247,20 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
   }
 
   /**
-   * Runs a cache operation with the groups' own wake-ups held back, then wakes the readers once if
-   * `operation` says something changed: a wake-up per evicted group (and another for a new group)
-   * cost one reader pump per subscriber each.
+   * Runs a cache operation with the groups' own wake-ups held back, then wakes the readers once
+   * (unless `changed` says its result changed nothing) and returns the result: a wake-up per
+   * evicted group (and another for a new group) cost one reader pump per subscriber each.
    */
-  #quietly(operation: () => boolean): void {
+  #quietly<R>(operation: () => R, changed: (result: R) => boolean = () => true): R {
     this.#quiet = true;
-    let changed: boolean;
+    let result: R;
     try {
-      changed = operation();
+      result = operation();
     } finally {
       this.#quiet = false;
     }
-    if (changed) this.#watchers.notify();
+    if (changed(result)) this.#watchers.notify();
+    return result;
   }
 
   #end(terminal: TrackTerminal): void {
