@@ -9,19 +9,21 @@
  * that showed up as a 100-200 ms tail in the first half second for every client kind but `ws`;
  * after a 2 s warm-up the relay itself still put 25-80 ms into the first 0.6 s of the measured
  * round, after 4 s it no longer did. The warm-up round's p99 is printed apart ("cold p99").
+ * Up to 100 subscribers each row is run 3 times (BENCH_RUNS), the kinds taking turns, and shows the
+ * median of its runs and every run's p99.
  * Prints frames/s (within the publishing time + 0.5 s), the share delivered once delivery stopped,
  * p50/p99, server CPU and CPU µs per delivered frame over the whole delivery (the figure that stays
  * comparable on a loaded machine), server RSS, server write system calls per frame (syscw) and the clients' CPU.
  *
  * Run: pnpm --filter @handoff/relay bench. BENCH_SUBS=1,100 and BENCH_KINDS="minimal lite-04,ws" pick rows;
- * BENCH_WARMUP=<s> sets the warm-up round; BENCH_NODE_ARGS="--trace-gc ..." adds node flags to the server under test;
+ * BENCH_WARMUP=<s> sets the warm-up round; BENCH_RUNS=<n> the runs per row up to 100 subscribers; BENCH_NODE_ARGS="--trace-gc ..." adds node flags to the server under test;
  * BENCH_PROF=<dir> writes a --cpu-prof profile of each server run into <dir>; BENCH_LOG=<file> appends
  * the servers' logs to <file>.
  */
 import { cpuSeconds, pinned, rssMiB, startClient, startServer, writeCalls, type ClientProcess, type Server } from "./processes.js";
 import type { ClientJob, ClientReply } from "./clients.js";
 import type { Pace } from "./publisher.js";
-import { merge, quantiles, type Histogram } from "./stats.js";
+import { median, merge, quantiles, type Histogram } from "./stats.js";
 import { RELAY_KINDS, type SubscriberKind } from "./subscribers.js";
 
 const SECONDS = 4;
@@ -39,6 +41,13 @@ const DRAIN_MS = 500;
 const SETTLE_MAX_MS = 20_000;
 const MAX_CLIENT_PROCESSES = 4;
 const RUN_TIMEOUT_MS = 180_000;
+/**
+ * Runs per row, the kinds taking turns (ws, lite-04, ..., ws, lite-04, ...): on a shared machine one
+ * run's p99 moved 1.5-2x on unchanged code (the broadcast's too: 6-25 ms in one sitting), so a row
+ * is the median of its runs and neighbours in time are compared. One at 1,000 subscribers, where the
+ * rows measure throughput.
+ */
+const runsAt = (subscribers: number): number => (subscribers > 100 ? 1 : Number(process.env["BENCH_RUNS"] ?? 3));
 
 interface Row {
   /** Frames delivered within the publishing time + DRAIN_MS, per second of publishing. */
@@ -60,6 +69,32 @@ interface Row {
   readonly writesPerFrame: number;
   /** Group streams the relay reset (counted by the minimal clients). */
   readonly resets: number;
+}
+
+/** A row over several runs: each figure's median, the lowest delivered share, the most resets, and every run's p99. */
+interface Summary extends Row {
+  readonly p99s: readonly number[];
+}
+
+/** The {@link Summary} of the runs that produced a row; undefined when none did. */
+function summarize(results: readonly (Row | string)[]): Summary | undefined {
+  const rows = results.filter((r): r is Row => typeof r !== "string");
+  if (rows.length === 0) return undefined;
+  const mid = (pick: (r: Row) => number): number => median(rows.map(pick));
+  return {
+    framesPerS: mid((r) => r.framesPerS),
+    delivered: Math.min(...rows.map((r) => r.delivered)),
+    p50: mid((r) => r.p50),
+    p99: mid((r) => r.p99),
+    coldP99: mid((r) => r.coldP99),
+    cpu: mid((r) => r.cpu),
+    usPerFrame: mid((r) => r.usPerFrame),
+    rss: mid((r) => r.rss),
+    clientCpu: mid((r) => r.clientCpu),
+    writesPerFrame: mid((r) => r.writesPerFrame),
+    resets: Math.max(...rows.map((r) => r.resets)),
+    p99s: rows.map((r) => r.p99),
+  };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -190,21 +225,23 @@ const kinds = (["ws", ...RELAY_KINDS] as const).filter((k) => only === undefined
 console.log(`relay bench: node ${process.version}; ${String(PACE.groupsPerS)} groups/s x ${String(PACE.framesPerGroup)} frames x ${String(PACE.frameBytes)} B for ${String(SECONDS)} s, after a warm-up round of ${String(warmupSeconds(1))} s (${String(warmupSeconds(1000))} s at 1,000 subscribers)`);
 console.log(pinned ? "server pinned to CPU 0; publisher and subscriber processes (up to 4) to CPU 1 (taskset)" : "no taskset (or one CPU): processes not pinned");
 console.log("CPU µs/frame = server utime+stime over the run / frames delivered; the machine may be shared, rates are noisy, CPU per frame less so");
+console.log(`runs per row: ${String(runsAt(100))} up to 100 subscribers, ${String(runsAt(1000))} at 1,000, the kinds taking turns; a row shows each figure's median over its runs (delivered: the lowest; groups reset: the most)`);
 for (const n of sizes) {
-  const results = new Map<SubscriberKind, Row | string>();
-  for (const kind of kinds) {
-    process.stdout.write(`  ${String(n)} x ${kind}...\n`);
-    results.set(kind, await bounded(kind, n));
-  }
-  const ws = results.get("ws");
-  const header = ["subscribers: " + String(n), "frames/s", "delivered", "groups reset", "p50 ms", "p99 ms", "cold p99 ms", "server CPU", "CPU µs/frame", "RSS MiB", "writes/frame", "client CPU", "frames/s vs ws", "p99 vs ws", "µs/frame vs ws"];
-  const failures: string[] = [];
-  const rows = [...results].map(([kind, r]) => {
-    if (typeof r === "string") {
-      failures.push(`  ${kind}: ${r}`);
-      return [kind, "failed", ...header.slice(2).map(() => "")];
+  const runs = new Map<SubscriberKind, (Row | string)[]>(kinds.map((k) => [k, []]));
+  for (let run = 1; run <= runsAt(n); run++) {
+    for (const kind of kinds) {
+      process.stdout.write(`  ${String(n)} x ${kind}, run ${String(run)}...\n`);
+      runs.get(kind)?.push(await bounded(kind, n));
     }
-    const vs = typeof ws === "object" && kind !== "ws";
+  }
+  const ws = summarize(runs.get("ws") ?? []);
+  const header = ["subscribers: " + String(n), "frames/s", "delivered", "groups reset", "p50 ms", "p99 ms", "p99 of each run", "cold p99 ms", "server CPU", "CPU µs/frame", "RSS MiB", "writes/frame", "client CPU", "frames/s vs ws", "p99 vs ws", "µs/frame vs ws"];
+  const failures: string[] = [];
+  const rows = [...runs].map(([kind, results]) => {
+    for (const r of results) if (typeof r === "string") failures.push(`  ${kind}: ${r}`);
+    const r = summarize(results);
+    if (r === undefined) return [kind, "failed", ...header.slice(2).map(() => "")];
+    const vs = ws !== undefined && kind !== "ws";
     return [
       kind,
       f1(r.framesPerS),
@@ -212,6 +249,7 @@ for (const n of sizes) {
       kind.startsWith("minimal") ? String(r.resets) : "-",
       f1(r.p50),
       f1(r.p99),
+      r.p99s.map(f1).join(" "),
       f1(r.coldP99),
       `${(r.cpu * 100).toFixed(0)}%`,
       f1(r.usPerFrame),

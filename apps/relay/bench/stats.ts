@@ -47,6 +47,14 @@ export function quantiles(histogram: Histogram, qs: readonly number[]): number[]
   });
 }
 
+/** The median of `xs` (the mean of the middle two for an even count); NaN when empty. */
+export function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1 ? (sorted[half] ?? Number.NaN) : ((sorted[half - 1] ?? Number.NaN) + (sorted[half] ?? Number.NaN)) / 2;
+}
+
 /** A frame of `bytes` bytes stamped now, with its group, frame index and round at bytes 8, 12 and 13. */
 export function stampedFrame(bytes: number, group: number, index: number, round: number): Uint8Array {
   const out = new Uint8Array(bytes);
