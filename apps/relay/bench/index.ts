@@ -3,7 +3,8 @@
  * and 1,000 subscribers, against a plain `ws` broadcast of the same bytes in the same run. The
  * server under test runs alone on CPU 0; the publisher and up to four subscriber processes on CPU 1
  * (taskset, when present). Subscribers: the minimal client at lite-04, lite-05 and lite-06 (so the
- * client side costs little and the relay's cost shows), `@moq/lite` 0.2.2 and `@moq/net` 0.3.
+ * client side costs little and the relay's cost shows), `@moq/lite` 0.2.2 and `@moq/net` 0.3. The
+ * relay's publisher is the minimal lite-04 one (minimal-publisher.ts), as cheap as the broadcast's.
  * Each run up to 100 subscribers first publishes a warm-up round of 4 s and waits for it to
  * arrive: a fresh process compiles its hot code while it serves. With the clients sharing one core
  * that showed up as a 100-200 ms tail in the first half second for every client kind but `ws`;

@@ -1,12 +1,12 @@
 /**
- * The bench's publisher, in its own process: `@moq/lite` (lite-04) publishing the bench broadcast
- * to the relay, or a `ws` client of the broadcast server sending each frame as one message. Both
- * send the same bytes at the same pace.
+ * The bench's publisher, in its own process: the minimal lite-04 publisher (minimal-publisher.ts)
+ * publishing the bench broadcast to the relay, or a `ws` client of the broadcast server sending
+ * each frame as one message. Both send the same bytes at the same pace, each group's frames at once.
  * @module
  */
-import * as Moq from "@moq/lite";
 import WebSocket from "ws";
-import { connect, within } from "../src/e2e/harness.test-helpers.js";
+import { within } from "../src/e2e/harness.test-helpers.js";
+import { minimalPublisher } from "./minimal-publisher.js";
 import { stampedFrame } from "./stats.js";
 import { TARGET } from "./subscribers.js";
 
@@ -37,18 +37,15 @@ export async function publisher(server: "relay" | "ws", port: number, pace: Pace
         for (let f = 0; f < pace.framesPerGroup; f++) ws.send(stampedFrame(pace.frameBytes, g, f, round));
       });
   }
-  const conn = await connect(port, "", "lite-04");
-  const broadcast = new Moq.Broadcast();
-  conn.publish(Moq.Path.from(TARGET.path, TARGET.broadcast), broadcast);
-  // The relay asks for the track when the first subscriber subscribes, i.e. before `go`.
-  const requested = broadcast.requested();
+  const pub = await minimalPublisher(port, `${TARGET.path}/${TARGET.broadcast}`);
+  // Group sequences run on across rounds, as a live track's do.
+  let sequence = 0;
   return async (round, groups) => {
-    const req = await within(requested, 5000, "the relay's request for the track");
-    if (!req) throw new Error("broadcast closed before the relay asked for the track");
+    // The relay subscribes when the first subscriber does, i.e. before `go`.
+    const id = await within(pub.subscribed, 5000, "the relay's SUBSCRIBE");
     await drive(pace, groups, () => {
-      const group = req.track.appendGroup();
-      for (let f = 0; f < pace.framesPerGroup; f++) group.writeFrame(stampedFrame(pace.frameBytes, group.sequence, f, round));
-      group.close();
+      const g = sequence++;
+      pub.group(id, g, Array.from({ length: pace.framesPerGroup }, (_, f) => stampedFrame(pace.frameBytes, g, f, round)));
     });
   };
 }
