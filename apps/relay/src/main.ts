@@ -2,8 +2,11 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { commandLine, createLogger, runMain, settingsOrExit, stopOnSignals } from "@handoff/app-kit";
 import { parseConfig } from "./config/index.js";
+import { tuneHeap } from "./heap-tuning.js";
 
 async function main(): Promise<void> {
+  // Before the heap grows (see heap-tuning.ts).
+  const heapFlag = tuneHeap();
   const warnings: string[] = [];
   const parsed = settingsOrExit("handoff-relay", () =>
     parseConfig(commandLine(), process.env, (path) => readFileSync(path, "utf8"), (warning) => warnings.push(warning)),
@@ -16,6 +19,7 @@ async function main(): Promise<void> {
   const log = createLogger("relay", { level: config.logLevel, pretty: config.logPretty });
   // Deprecated names still work; each one in use is said once, at startup.
   for (const warning of warnings) log.warn(warning);
+  if (heapFlag !== undefined) log.debug({ v8: heapFlag }, "V8 heap growth set for a small, fast-allocating heap (a --heap-growing-percent node flag of your own overrides it)");
   const read = (path: string | undefined): Buffer | undefined => {
     if (path === undefined) return undefined;
     try {

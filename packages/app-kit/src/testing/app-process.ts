@@ -7,14 +7,20 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 
-/** A started app and the log line that said it listens. */
+/** A started app, the log line that said it listens and every line before it. */
 export interface StartedApp<R> {
   readonly child: ChildProcess;
   readonly record: R;
+  readonly before: readonly R[];
 }
 
-function spawnEntry(appDir: string, args: readonly string[], stdout: "pipe" | "ignore"): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@handoff/source", "src/main.ts", ...args], {
+/** How an app is launched beyond its own flags: with node flags (`--heap-growing-percent=100`). */
+export interface Launch {
+  readonly nodeFlags?: readonly string[];
+}
+
+function spawnEntry(appDir: string, args: readonly string[], stdout: "pipe" | "ignore", launch: Launch = {}): ChildProcess {
+  const child = spawn(process.execPath, [...(launch.nodeFlags ?? []), "--import", "tsx", "--conditions=@handoff/source", "src/main.ts", ...args], {
     cwd: appDir,
     stdio: ["ignore", stdout, "pipe"],
   });
@@ -25,13 +31,18 @@ function spawnEntry(appDir: string, args: readonly string[], stdout: "pipe" | "i
   return child;
 }
 
-/** Starts `src/main.ts` of the app in `appDir` and resolves with its first log line whose `msg` is `listening`. */
-export async function startApp<R extends { readonly msg: string }>(appDir: string, args: readonly string[], listening: string): Promise<StartedApp<R>> {
-  const child = spawnEntry(appDir, args, "pipe");
+/**
+ * Starts `src/main.ts` of the app in `appDir` (launched as `launch` says) and resolves with its
+ * first log line whose `msg` is `listening`.
+ */
+export async function startApp<R extends { readonly msg: string }>(appDir: string, args: readonly string[], listening: string, launch: Launch = {}): Promise<StartedApp<R>> {
+  const child = spawnEntry(appDir, args, "pipe", launch);
   if (child.stdout === null) throw new Error("no stdout pipe");
+  const before: R[] = [];
   for await (const line of createInterface({ input: child.stdout })) {
     const record = JSON.parse(line) as R;
-    if (record.msg === listening) return { child, record };
+    if (record.msg === listening) return { child, record, before };
+    before.push(record);
   }
   throw new Error(`exited before "${listening}"`);
 }
