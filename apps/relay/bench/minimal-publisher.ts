@@ -8,8 +8,8 @@
  * @module
  */
 import { LITE_04, LiteStreamReader, LiteStreamWriter } from "@handoff/moq-resume/lite";
-import { createFraming, type StreamId } from "@handoff/qmux";
-import WebSocket from "ws";
+import { createFraming, type FramingEvent, type StreamId } from "@handoff/qmux";
+import { framedWebSocket } from "../src/e2e/framed-ws.test-helpers.js";
 
 /** A connected publisher of one broadcast (one track). */
 export interface MinimalPublisher {
@@ -25,8 +25,6 @@ export interface MinimalPublisher {
 
 /** Connects to the relay on `port` at path "" and announces `broadcast` when the relay asks. */
 export async function minimalPublisher(port: number, broadcast: string): Promise<MinimalPublisher> {
-  const ws = new WebSocket(`ws://127.0.0.1:${String(port)}/`, ["qmux-00.moq-lite-04"]);
-  const opened = new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
   const framing = createFraming("qmux-00", { role: "client", autoConsume: true });
   const writer = new LiteStreamWriter(LITE_04);
   // The relay's bidi streams: the first asks for announces, a later one carries SUBSCRIBE.
@@ -44,34 +42,20 @@ export async function minimalPublisher(port: number, broadcast: string): Promise
       held.shift();
     }
   };
-  const flush = (): void => {
-    for (let batch = framing.poll(); batch.length > 0; batch = framing.poll()) {
-      for (const e of batch) {
-        if (e.kind === "streams-available" && !e.bidi) sendHeld();
-        else if (e.kind === "send") {
-          if (ws.readyState === ws.OPEN) ws.send(e.bytes);
-        } else if (e.kind === "stream-opened" && e.bidi) requests.set(e.streamId, new LiteStreamReader({ role: "accepted-bidi", version: LITE_04 }));
-        else if (e.kind === "stream-data") {
-          const reader = requests.get(e.streamId);
-          if (reader === undefined) continue;
-          reader.push(e.bytes);
-          for (const m of reader.drain().messages) {
-            if (m.type === "announce_request") framing.write(e.streamId, writer.encode({ type: "announce", status: "active", suffix: broadcast, hops: [] }));
-            else if (m.type === "subscribe") onSubscribe(m.id);
-          }
-        }
+  const onEvent = (e: FramingEvent): void => {
+    if (e.kind === "streams-available" && !e.bidi) sendHeld();
+    else if (e.kind === "stream-opened" && e.bidi) requests.set(e.streamId, new LiteStreamReader({ role: "accepted-bidi", version: LITE_04 }));
+    else if (e.kind === "stream-data") {
+      const reader = requests.get(e.streamId);
+      if (reader === undefined) return;
+      reader.push(e.bytes);
+      for (const m of reader.drain().messages) {
+        if (m.type === "announce_request") framing.write(e.streamId, writer.encode({ type: "announce", status: "active", suffix: broadcast, hops: [] }));
+        else if (m.type === "subscribe") onSubscribe(m.id);
       }
     }
   };
-  ws.on("message", (data: Buffer) => {
-    framing.receive(new Uint8Array(data));
-    flush();
-  });
-  ws.on("error", () => {
-    ws.terminate();
-  });
-  await opened;
-  flush();
+  const { ws, flush } = await framedWebSocket(`ws://127.0.0.1:${String(port)}/`, "qmux-00.moq-lite-04", framing, onEvent);
   return {
     subscribed,
     group: (id, sequence, frames) => {

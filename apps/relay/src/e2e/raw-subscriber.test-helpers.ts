@@ -5,8 +5,9 @@
  * client's. Test and benchmark helper.
  */
 import { LITE_04, LITE_05, LITE_06, LiteStreamReader, LiteStreamWriter, type LiteVersion } from "@handoff/moq-resume/lite";
-import WebSocket from "ws";
-import { createFraming, type StreamId, type TransportParams } from "@handoff/qmux";
+import type WebSocket from "ws";
+import { createFraming, type FramingEvent, type StreamId, type TransportParams } from "@handoff/qmux";
+import { framedWebSocket } from "./framed-ws.test-helpers.js";
 
 /** The versions a raw subscriber runs at, with the WebSocket subprotocol that selects each. */
 export const RAW_VERSIONS = {
@@ -47,8 +48,6 @@ export interface RawSubscriber {
 /** Connects to `ws://127.0.0.1:port/path`, subscribes to the track and reads what comes. */
 export async function rawSubscriber(port: number, options: RawSubscriberOptions): Promise<RawSubscriber> {
   const { subprotocol, qmux, version } = RAW_VERSIONS[options.at ?? "lite-04"];
-  const ws = new WebSocket(`ws://127.0.0.1:${String(port)}/${options.path}`, [subprotocol]);
-  const opened = new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
   // autoConsume: every byte read returns credit at once (a reading subscriber); the initial
   // credit in `params` is what a starved one that never reads gets.
   const framing = createFraming(qmux, { role: "client", autoConsume: true, ...(options.params === undefined ? {} : { params: options.params }) });
@@ -57,40 +56,25 @@ export async function rawSubscriber(port: number, options: RawSubscriberOptions)
   const ready = new Promise<void>((resolve) => {
     markReady = resolve;
   });
-  const flush = (): void => {
-    for (let batch = framing.poll(); batch.length > 0; batch = framing.poll()) {
-      for (const e of batch) {
-        if (e.kind === "ready") markReady();
-        else if (e.kind === "send") {
-          if (ws.readyState === ws.OPEN) ws.send(e.bytes);
-        } else if (e.kind === "stream-opened" && !e.bidi) readers.set(e.streamId, new LiteStreamReader({ role: "accepted-uni", version }));
-        else if (e.kind === "stream-reset") {
-          // A group the relay gave up on (a slow subscriber's oldest, by the moq-lite rules).
-          if (readers.delete(e.streamId)) options.onReset?.(e.code);
-        } else if (e.kind === "stream-data") {
-          const reader = readers.get(e.streamId);
-          if (reader === undefined) continue;
-          reader.push(e.bytes);
-          if (e.fin) reader.end();
-          for (const m of reader.drain().messages) {
-            if (m.type === "frame") options.onFrame?.(m.payload);
-            else if (m.type === "group") options.onGroup?.(m.sequence);
-          }
-          if (e.fin) readers.delete(e.streamId);
-        }
+  const onEvent = (e: FramingEvent): void => {
+    if (e.kind === "ready") markReady();
+    else if (e.kind === "stream-opened" && !e.bidi) readers.set(e.streamId, new LiteStreamReader({ role: "accepted-uni", version }));
+    else if (e.kind === "stream-reset") {
+      // A group the relay gave up on (a slow subscriber's oldest, by the moq-lite rules).
+      if (readers.delete(e.streamId)) options.onReset?.(e.code);
+    } else if (e.kind === "stream-data") {
+      const reader = readers.get(e.streamId);
+      if (reader === undefined) return;
+      reader.push(e.bytes);
+      if (e.fin) reader.end();
+      for (const m of reader.drain().messages) {
+        if (m.type === "frame") options.onFrame?.(m.payload);
+        else if (m.type === "group") options.onGroup?.(m.sequence);
       }
+      if (e.fin) readers.delete(e.streamId);
     }
   };
-  // Listen before awaiting the open: the relay's transport parameters may come right after it.
-  ws.on("message", (data: Buffer) => {
-    framing.receive(new Uint8Array(data));
-    flush();
-  });
-  ws.on("error", () => {
-    ws.terminate();
-  });
-  await opened;
-  flush();
+  const { ws, flush } = await framedWebSocket(`ws://127.0.0.1:${String(port)}/${options.path}`, subprotocol, framing, onEvent);
   await ready;
   const writer = new LiteStreamWriter(version);
   if (version !== LITE_04) {
