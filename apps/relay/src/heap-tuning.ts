@@ -18,7 +18,8 @@ const OPERATOR_FLAG = /^--heap[-_]growing[-_]percent(=|$)/;
 
 /**
  * The V8 flag the relay sets, or undefined when node was started with its own
- * `--heap-growing-percent` (on the command line or in `NODE_OPTIONS`), which is left alone.
+ * `--heap-growing-percent` (`node --heap-growing-percent=100 dist/main.js`; node refuses the flag
+ * in `NODE_OPTIONS`), which is left alone.
  */
 export function heapGrowingFlag(nodeFlags: readonly string[]): string | undefined {
   return nodeFlags.some((f) => OPERATOR_FLAG.test(f)) ? undefined : `--heap-growing-percent=${String(HEAP_GROWING_PERCENT)}`;
@@ -29,8 +30,7 @@ export function heapGrowingFlag(nodeFlags: readonly string[]): string | undefine
  * full GC). Returns the flag set, or undefined when the operator chose.
  */
 export function tuneHeap(): string | undefined {
-  const nodeFlags = [...process.execArgv, ...(process.env["NODE_OPTIONS"] ?? "").split(/\s+/).filter((w) => w !== "")];
-  const flag = heapGrowingFlag(nodeFlags);
+  const flag = heapGrowingFlag(process.execArgv);
   if (flag !== undefined) setFlagsFromString(flag);
   return flag;
 }
