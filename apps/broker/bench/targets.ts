@@ -193,8 +193,14 @@ function builtBrokerArgs(): readonly string[] {
   }
   return ["--enable-source-maps", "dist/main.js"];
 }
-/** `BENCH_PROF=<dir>`: handoff runs with --cpu-prof into `<dir>` (written when it exits on SIGTERM). */
-const profArgs = process.env["BENCH_PROF"] === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env["BENCH_PROF"]}`];
+/**
+ * `BENCH_PROF=<dir>`: handoff runs with --cpu-prof into `<dir>` (written when it exits on SIGTERM);
+ * `BENCH_NODE_ARGS="--trace-gc ..."` adds node flags to it.
+ */
+const profArgs = [
+  ...(process.env["BENCH_PROF"] === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env["BENCH_PROF"]}`]),
+  ...(process.env["BENCH_NODE_ARGS"] ?? "").split(/\s+/).filter((a) => a !== ""),
+];
 
 /** A node of a cluster on Redis: the server, the key prefix its cluster shares, its node id. */
 export interface ClusterNode {
