@@ -1,28 +1,30 @@
 /**
  * Turns pending changes into row writes: one statement (by its index in {@link WRITER_SQL}) and its
- * parameters per row change, run by the caller inside one transaction, on this thread or on the
- * commit worker (which prepares the same statements). The order keeps every reference valid at
+ * parameters per row change, or per run of like changes to consecutive rows (a flood's acks), run
+ * inside one transaction by the commit worker, which prepares the same statements. The order keeps every reference valid at
  * the end of it (message rows first, a deleted client's rows before the same client's new rows).
  * @module
  */
-import type Database from "better-sqlite3";
 import { messageToRow } from "./message-codec.js";
-import type { PendingChanges } from "./pending.js";
+import type { Assigned } from "@handoff/mqtt-router";
+import type { DeliveryChange, PendingChanges } from "./pending.js";
 
 const CLIENT_TABLES = ["subscriptions", "deliveries", "inbound_qos2", "wills", "sessions"] as const;
 
 /** The writer's statements; a row change names one by its index. */
 export const WRITER_SQL: readonly string[] = [
   "INSERT INTO messages (id, topic, payload, qos, retain, properties, expires_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-  "DELETE FROM messages WHERE id = ?",
+  "DELETE FROM messages WHERE id BETWEEN ? AND ?",
   "INSERT OR REPLACE INTO sessions (client_id, expiry_interval, generation, disconnected_at) VALUES (?, ?, ?, ?)",
   `INSERT OR REPLACE INTO subscriptions
      (client_id, filter, qos, no_local, retain_as_published, retain_handling, subscription_id, share_group, share_filter)
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   "DELETE FROM subscriptions WHERE client_id = ? AND filter = ?",
   "INSERT OR REPLACE INTO deliveries (client_id, seq, message_id, qos, retain, subscription_ids, packet_id, phase) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-  "UPDATE deliveries SET packet_id = ?, phase = ? WHERE client_id = ? AND seq = ?",
-  "DELETE FROM deliveries WHERE client_id = ? AND seq = ?",
+  // A run of consecutive seqs whose packet ids are consecutive too (ids go out in turn): one row
+  // change per delivery costs a statement each, a flood's run one per batch.
+  "UPDATE deliveries SET packet_id = seq + ?, phase = ? WHERE client_id = ? AND seq BETWEEN ? AND ?",
+  "DELETE FROM deliveries WHERE client_id = ? AND seq BETWEEN ? AND ?",
   "INSERT OR IGNORE INTO inbound_qos2 (client_id, packet_id) VALUES (?, ?)",
   "DELETE FROM inbound_qos2 WHERE client_id = ? AND packet_id = ?",
   "INSERT OR REPLACE INTO wills (client_id, message_id, delay_ms) VALUES (?, ?, ?)",
@@ -34,13 +36,13 @@ export const WRITER_SQL: readonly string[] = [
 
 // Indexes into WRITER_SQL.
 const INSERT_MESSAGE = 0;
-const DELETE_MESSAGE = 1;
+const DELETE_MESSAGES = 1;
 const UPSERT_SESSION = 2;
 const UPSERT_SUBSCRIPTION = 3;
 const DELETE_SUBSCRIPTION = 4;
 const UPSERT_DELIVERY = 5;
-const ASSIGN_DELIVERY = 6;
-const DELETE_DELIVERY = 7;
+const ASSIGN_DELIVERIES = 6;
+const DELETE_DELIVERIES = 7;
 const INSERT_QOS2 = 8;
 const DELETE_QOS2 = 9;
 const UPSERT_WILL = 10;
@@ -79,6 +81,8 @@ export function rowWrites(p: PendingChanges, out: RowWrites): void {
     }
   }
   for (const [clientId, changes] of p.deliveries) {
+    const assigns: number[] = [];
+    const deletes: number[] = [];
     for (const [seq, change] of changes) {
       switch (change.kind) {
         case "upsert": {
@@ -88,10 +92,10 @@ export function rowWrites(p: PendingChanges, out: RowWrites): void {
           break;
         }
         case "assign":
-          w(ASSIGN_DELIVERY, [change.assigned.packetId, change.assigned.phase, clientId, seq]);
+          assigns.push(seq);
           break;
         case "delete":
-          w(DELETE_DELIVERY, [clientId, seq]);
+          deletes.push(seq);
           break;
         default: {
           const never: never = change;
@@ -99,6 +103,10 @@ export function rowWrites(p: PendingChanges, out: RowWrites): void {
         }
       }
     }
+    assignRuns(clientId, changes, assigns, w);
+    forRuns(deletes, () => true, (first, last) => {
+      w(DELETE_DELIVERIES, [clientId, first, last]);
+    });
   }
   for (const [clientId, ids] of p.inboundQos2) {
     for (const [packetId, received] of ids) w(received ? INSERT_QOS2 : DELETE_QOS2, [clientId, packetId]);
@@ -111,15 +119,44 @@ export function rowWrites(p: PendingChanges, out: RowWrites): void {
     if (id === null) w(DELETE_RETAINED, [topic]);
     else w(UPSERT_RETAINED, [topic, id]);
   }
-  for (const id of p.messageDeletes) w(DELETE_MESSAGE, [id]);
+  forRuns([...p.messageDeletes], () => true, (first, last) => {
+    w(DELETE_MESSAGES, [first, last]);
+  });
 }
 
-/** Runs row writes with statements prepared from {@link WRITER_SQL}. Call inside a transaction. */
-export function runWrites(statements: readonly Database.Statement[], writes: RowWrites): void {
-  for (let i = 0; i < writes.length; i += 2) {
-    const statement = statements[writes[i] as number];
-    const params = writes[i + 1] as readonly SqlValue[];
-    if (statement === undefined) throw new Error(`no statement ${String(writes[i])}`);
-    statement.run(...params);
+/**
+ * Sorts `keys` and calls `each` once per run of consecutive integers in which `joins(previous,
+ * next)` holds for every neighbour: a run is then one ranged statement.
+ */
+function forRuns(keys: number[], joins: (previous: number, next: number) => boolean, each: (first: number, last: number) => void): void {
+  if (keys.length === 0) return;
+  keys.sort((a, b) => a - b);
+  let first = keys[0] ?? 0;
+  let last = first;
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] ?? 0;
+    if (key !== last + 1 || !joins(last, key)) {
+      each(first, last);
+      first = key;
+    }
+    last = key;
   }
+  each(first, last);
+}
+
+// Packet ids (and phases) of consecutive seqs, one statement per run where id - seq is constant.
+function assignRuns(clientId: string, changes: ReadonlyMap<number, DeliveryChange>, seqs: number[], w: (statement: number, params: readonly SqlValue[]) => void): void {
+  const assigned = (seq: number): Assigned | undefined => {
+    const change = changes.get(seq);
+    return change?.kind === "assign" ? change.assigned : undefined;
+  };
+  const sameRun = (previous: number, next: number): boolean => {
+    const a = assigned(previous);
+    const b = assigned(next);
+    return a !== undefined && b?.phase === a.phase && b.packetId - next === a.packetId - previous;
+  };
+  forRuns(seqs, sameRun, (first, last) => {
+    const a = assigned(first);
+    if (a !== undefined) w(ASSIGN_DELIVERIES, [a.packetId - first, a.phase, clientId, first, last]);
+  });
 }
