@@ -8,14 +8,14 @@ import { rowWrites, WRITER_SQL, type RowWrites } from "./writer.js";
 
 const dir = useTempDir();
 
-/** The writes as [SQL verb and table, params] pairs. */
+/** The writes as [SQL, params] pairs. */
 function statements(p: PendingChanges): [string, readonly unknown[]][] {
   const out: RowWrites = [];
   rowWrites(p, out);
   const pairs: [string, readonly unknown[]][] = [];
   for (let i = 0; i < out.length; i += 2) {
     const sql = WRITER_SQL[out[i] as number] ?? "";
-    pairs.push([sql.split(" (")[0] ?? sql, out[i + 1] as readonly unknown[]]);
+    pairs.push([sql, out[i + 1] as readonly unknown[]]);
   }
   return pairs;
 }
@@ -28,6 +28,21 @@ describe("rowWrites", () => {
     expect(statements(p)).toEqual([
       ["DELETE FROM deliveries WHERE client_id = ? AND seq BETWEEN ? AND ?", ["c", 5, 8]],
       ["DELETE FROM messages WHERE id BETWEEN ? AND ?", [10, 12]],
+    ]);
+  });
+
+  it("inserts many rows with a few multi-row statements", () => {
+    const p = new PendingChanges();
+    for (let id = 1; id <= 21; id++) p.insertMessage(id, message("t", "m"));
+    for (let seq = 1; seq <= 6; seq++) p.queueDelivery("c", seq, { message: message("t", "m"), qos: 1, retain: false, subscriptionIds: [] }, seq, false);
+    const rows = (sql: string): number => sql.split("), (").length;
+    expect(statements(p).map(([sql, params]) => [/INTO (\w+)/.exec(sql)?.[1], rows(sql), params.length])).toEqual([
+      ["messages", 16, 16 * 8],
+      ["messages", 4, 4 * 8],
+      ["messages", 1, 8],
+      ["deliveries", 4, 4 * 8],
+      ["deliveries", 1, 8],
+      ["deliveries", 1, 8],
     ]);
   });
 

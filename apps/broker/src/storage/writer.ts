@@ -11,45 +11,39 @@ import type { DeliveryChange, PendingChanges } from "./pending.js";
 
 const CLIENT_TABLES = ["subscriptions", "deliveries", "inbound_qos2", "wills", "sessions"] as const;
 
-/** The writer's statements; a row change names one by its index. */
-export const WRITER_SQL: readonly string[] = [
-  "INSERT INTO messages (id, topic, payload, qos, retain, properties, expires_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-  "DELETE FROM messages WHERE id BETWEEN ? AND ?",
-  "INSERT OR REPLACE INTO sessions (client_id, expiry_interval, generation, disconnected_at) VALUES (?, ?, ?, ?)",
-  `INSERT OR REPLACE INTO subscriptions
-     (client_id, filter, qos, no_local, retain_as_published, retain_handling, subscription_id, share_group, share_filter)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  "DELETE FROM subscriptions WHERE client_id = ? AND filter = ?",
-  "INSERT OR REPLACE INTO deliveries (client_id, seq, message_id, qos, retain, subscription_ids, packet_id, phase) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-  // A run of consecutive seqs whose packet ids are consecutive too (ids go out in turn): one row
-  // change per delivery costs a statement each, a flood's run one per batch.
-  "UPDATE deliveries SET packet_id = seq + ?, phase = ? WHERE client_id = ? AND seq BETWEEN ? AND ?",
-  "DELETE FROM deliveries WHERE client_id = ? AND seq BETWEEN ? AND ?",
-  "INSERT OR IGNORE INTO inbound_qos2 (client_id, packet_id) VALUES (?, ?)",
-  "DELETE FROM inbound_qos2 WHERE client_id = ? AND packet_id = ?",
-  "INSERT OR REPLACE INTO wills (client_id, message_id, delay_ms) VALUES (?, ?, ?)",
-  "DELETE FROM wills WHERE client_id = ?",
-  "INSERT OR REPLACE INTO retained (topic, message_id) VALUES (?, ?)",
-  "DELETE FROM retained WHERE topic = ?",
-  ...CLIENT_TABLES.map((table) => `DELETE FROM ${table} WHERE client_id = ?`),
-];
+const sql: string[] = [];
+const statement = (text: string): number => sql.push(text) - 1;
 
-// Indexes into WRITER_SQL.
-const INSERT_MESSAGE = 0;
-const DELETE_MESSAGES = 1;
-const UPSERT_SESSION = 2;
-const UPSERT_SUBSCRIPTION = 3;
-const DELETE_SUBSCRIPTION = 4;
-const UPSERT_DELIVERY = 5;
-const ASSIGN_DELIVERIES = 6;
-const DELETE_DELIVERIES = 7;
-const INSERT_QOS2 = 8;
-const DELETE_QOS2 = 9;
-const UPSERT_WILL = 10;
-const DELETE_WILL = 11;
-const UPSERT_RETAINED = 12;
-const DELETE_RETAINED = 13;
-const DELETE_CLIENT = 14;
+/** Multi-row inserts take this many rows at a time, largest first; the last is one row. */
+const ROW_CHUNKS = [16, 4, 1] as const;
+// One statement per chunk size: a batch of many rows binds a few statements, not one per row.
+const chunkStatements = (head: string, columns: number): readonly number[] =>
+  ROW_CHUNKS.map((rows) => statement(`${head} VALUES ${Array<string>(rows).fill(`(${Array<string>(columns).fill("?").join(", ")})`).join(", ")}`));
+
+const MESSAGE_COLUMNS = 8;
+const INSERT_MESSAGES = chunkStatements("INSERT INTO messages (id, topic, payload, qos, retain, properties, expires_at, origin)", MESSAGE_COLUMNS);
+const DELETE_MESSAGES = statement("DELETE FROM messages WHERE id BETWEEN ? AND ?");
+const UPSERT_SESSION = statement("INSERT OR REPLACE INTO sessions (client_id, expiry_interval, generation, disconnected_at) VALUES (?, ?, ?, ?)");
+const UPSERT_SUBSCRIPTION = statement(`INSERT OR REPLACE INTO subscriptions
+     (client_id, filter, qos, no_local, retain_as_published, retain_handling, subscription_id, share_group, share_filter)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+const DELETE_SUBSCRIPTION = statement("DELETE FROM subscriptions WHERE client_id = ? AND filter = ?");
+const DELIVERY_COLUMNS = 8;
+const UPSERT_DELIVERIES = chunkStatements("INSERT OR REPLACE INTO deliveries (client_id, seq, message_id, qos, retain, subscription_ids, packet_id, phase)", DELIVERY_COLUMNS);
+// A run of consecutive seqs whose packet ids are consecutive too (ids go out in turn): one row
+// change per delivery costs a statement each, a flood's run one per batch.
+const ASSIGN_DELIVERIES = statement("UPDATE deliveries SET packet_id = seq + ?, phase = ? WHERE client_id = ? AND seq BETWEEN ? AND ?");
+const DELETE_DELIVERIES = statement("DELETE FROM deliveries WHERE client_id = ? AND seq BETWEEN ? AND ?");
+const INSERT_QOS2 = statement("INSERT OR IGNORE INTO inbound_qos2 (client_id, packet_id) VALUES (?, ?)");
+const DELETE_QOS2 = statement("DELETE FROM inbound_qos2 WHERE client_id = ? AND packet_id = ?");
+const UPSERT_WILL = statement("INSERT OR REPLACE INTO wills (client_id, message_id, delay_ms) VALUES (?, ?, ?)");
+const DELETE_WILL = statement("DELETE FROM wills WHERE client_id = ?");
+const UPSERT_RETAINED = statement("INSERT OR REPLACE INTO retained (topic, message_id) VALUES (?, ?)");
+const DELETE_RETAINED = statement("DELETE FROM retained WHERE topic = ?");
+const DELETE_CLIENT = CLIENT_TABLES.map((table) => statement(`DELETE FROM ${table} WHERE client_id = ?`));
+
+/** The writer's statements; a row write names one by its index. */
+export const WRITER_SQL: readonly string[] = sql;
 
 /** A statement parameter as the driver binds it. */
 export type SqlValue = string | number | bigint | Buffer | null;
@@ -65,11 +59,13 @@ export function rowWrites(p: PendingChanges, out: RowWrites): void {
   const w = (statement: number, params: readonly SqlValue[]): void => {
     out.push(statement, params);
   };
+  const messages: SqlValue[] = [];
   for (const [id, message] of p.messageInserts) {
     const r = messageToRow(message);
-    w(INSERT_MESSAGE, [id, r.topic, r.payload as Buffer, r.qos, r.retain, r.properties, r.expires_at, r.origin]);
+    messages.push(id, r.topic, r.payload as Buffer, r.qos, r.retain, r.properties, r.expires_at, r.origin);
   }
-  for (const clientId of p.clientDeletes) for (let t = 0; t < CLIENT_TABLES.length; t++) w(DELETE_CLIENT + t, [clientId]);
+  chunked(INSERT_MESSAGES, MESSAGE_COLUMNS, messages, w);
+  for (const clientId of p.clientDeletes) for (const table of DELETE_CLIENT) w(table, [clientId]);
   for (const r of p.sessions.values()) w(UPSERT_SESSION, [r.clientId, r.expiryInterval, r.generation, r.disconnectedAt ?? null]);
   for (const [clientId, subs] of p.subscriptions) {
     for (const [filter, s] of subs) {
@@ -80,6 +76,7 @@ export function rowWrites(p: PendingChanges, out: RowWrites): void {
       }
     }
   }
+  const upserts: SqlValue[] = [];
   for (const [clientId, changes] of p.deliveries) {
     const assigns: number[] = [];
     const deletes: number[] = [];
@@ -88,7 +85,7 @@ export function rowWrites(p: PendingChanges, out: RowWrites): void {
         case "upsert": {
           const d = change.delivery;
           const ids = d.subscriptionIds.length === 0 ? null : JSON.stringify(d.subscriptionIds);
-          w(UPSERT_DELIVERY, [clientId, seq, change.messageId, d.qos, d.retain ? 1 : 0, ids, change.assigned?.packetId ?? null, change.assigned?.phase ?? null]);
+          upserts.push(clientId, seq, change.messageId, d.qos, d.retain ? 1 : 0, ids, change.assigned?.packetId ?? null, change.assigned?.phase ?? null);
           break;
         }
         case "assign":
@@ -108,6 +105,8 @@ export function rowWrites(p: PendingChanges, out: RowWrites): void {
       w(DELETE_DELIVERIES, [clientId, first, last]);
     });
   }
+  // Rows of other seqs than the assigns and deletes above: the order between them is free.
+  chunked(UPSERT_DELIVERIES, DELIVERY_COLUMNS, upserts, w);
   for (const [clientId, ids] of p.inboundQos2) {
     for (const [packetId, received] of ids) w(received ? INSERT_QOS2 : DELETE_QOS2, [clientId, packetId]);
   }
@@ -121,6 +120,16 @@ export function rowWrites(p: PendingChanges, out: RowWrites): void {
   }
   forRuns([...p.messageDeletes], () => true, (first, last) => {
     w(DELETE_MESSAGES, [first, last]);
+  });
+}
+
+// Writes the rows in `flat` (`columns` values each) with the fewest multi-row statements.
+function chunked(statements: readonly number[], columns: number, flat: readonly SqlValue[], w: (statement: number, params: readonly SqlValue[]) => void): void {
+  const rows = flat.length / columns;
+  let at = 0;
+  ROW_CHUNKS.forEach((size, i) => {
+    const chunk = statements[i] ?? -1;
+    for (; rows - at >= size; at += size) w(chunk, flat.slice(at * columns, (at + size) * columns));
   });
 }
 
