@@ -26,13 +26,17 @@ interface PropertiesJson {
 
 /** The properties as stored; null when there are none. */
 export function encodeProperties(p: MessageProperties): string | null {
+  // Most messages carry none: no object built for them.
+  if (p.payloadFormatIndicator === undefined && p.contentType === undefined && p.responseTopic === undefined && p.correlationData === undefined && p.userProperties === undefined) {
+    return null;
+  }
   const json: PropertiesJson = {};
   if (p.payloadFormatIndicator !== undefined) json.pf = p.payloadFormatIndicator;
   if (p.contentType !== undefined) json.ct = p.contentType;
   if (p.responseTopic !== undefined) json.rt = p.responseTopic;
   if (p.correlationData !== undefined) json.cd = Buffer.from(p.correlationData.buffer, p.correlationData.byteOffset, p.correlationData.byteLength).toString("base64");
   if (p.userProperties !== undefined) json.up = p.userProperties.map(([name, value]) => [name, value]);
-  return Object.keys(json).length === 0 ? null : JSON.stringify(json);
+  return JSON.stringify(json);
 }
 
 /** The properties back from their stored form. */
@@ -53,11 +57,11 @@ export function blob(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** The row for `message`. */
+/** The row for `message`; the payload is the message's own (the driver binds any Uint8Array). */
 export function messageToRow(message: Message): MessageRow {
   return {
     topic: message.topic,
-    payload: blob(message.payload),
+    payload: message.payload,
     qos: message.qos,
     retain: message.retain ? 1 : 0,
     properties: encodeProperties(message.properties),

@@ -39,7 +39,20 @@ describe("PendingChanges", () => {
   it("updates only the packet id of a stored delivery", () => {
     const p = new PendingChanges();
     p.assignDelivery("c", 0, { packetId: 9, phase: "pubrel" });
-    expect(p.deliveries.get("c")?.get(0)).toEqual({ kind: "assign", assigned: { packetId: 9, phase: "pubrel" } });
+    expect(p.deliveries.get("c")?.get(0)).toEqual({ kind: "assign", packetId: 9, phase: "pubrel" });
+  });
+
+  it("keeps the phase recorded, not the router's object (which PUBREC changes in place)", () => {
+    const p = new PendingChanges();
+    const routers: { packetId: number; phase: "publish" | "pubrel" } = { packetId: 9, phase: "publish" };
+    p.queueDelivery("c", 0, delivery, 1, false);
+    p.assignDelivery("c", 0, routers);
+    p.assignDelivery("c", 1, routers);
+    routers.phase = "pubrel";
+    expect([p.deliveries.get("c")?.get(0), p.deliveries.get("c")?.get(1)]).toMatchObject([
+      { kind: "upsert", assigned: { packetId: 9, phase: "publish" } },
+      { kind: "assign", packetId: 9, phase: "publish" },
+    ]);
   });
 
   it("never writes a message inserted and deleted in the same batch", () => {

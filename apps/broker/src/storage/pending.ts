@@ -11,9 +11,12 @@ import type { Assigned, Delivery, Message, SessionRecord, SessionSubscription } 
 export type DeliveryChange =
   /** Write the whole row; `replaces`: a row may exist on disk for this seq already. */
   | { readonly kind: "upsert"; readonly delivery: Delivery; readonly messageId: number; assigned: Assigned | undefined; readonly replaces: boolean }
-  /** Only the packet id / phase of a stored row changed. */
-  | { readonly kind: "assign"; readonly assigned: Assigned }
+  /** Only the packet id / phase of a stored row changed (a copy: the router mutates its own). */
+  | ({ readonly kind: "assign" } & Assigned)
   | { readonly kind: "delete" };
+
+// Every delete is alike: one shared change, not an object per acknowledged delivery.
+const DELETE: DeliveryChange = { kind: "delete" };
 
 /** A will row's new content, or null to delete it. */
 export type WillChange = { readonly messageId: number; readonly delayMs: number } | null;
@@ -122,11 +125,13 @@ export class PendingChanges {
     changes.set(seq, { kind: "upsert", delivery, messageId, assigned: undefined, replaces });
   }
 
+  /** `assigned` is copied (the router changes its own in place later, at PUBREC). */
   assignDelivery(clientId: string, seq: number, assigned: Assigned): void {
     const changes = of(this.deliveries, clientId);
     const previous = changes.get(seq);
-    if (previous?.kind === "upsert") previous.assigned = assigned;
-    else if (previous?.kind !== "delete") changes.set(seq, { kind: "assign", assigned });
+    const { packetId, phase } = assigned;
+    if (previous?.kind === "upsert") previous.assigned = { packetId, phase };
+    else if (previous?.kind !== "delete") changes.set(seq, { kind: "assign", packetId, phase });
   }
 
   removeDelivery(clientId: string, seq: number): void {
@@ -135,7 +140,7 @@ export class PendingChanges {
     if (previous?.kind === "upsert" && !previous.replaces) {
       changes.delete(seq);
       if (changes.size === 0) this.deliveries.delete(clientId);
-    } else changes.set(seq, { kind: "delete" });
+    } else changes.set(seq, DELETE);
   }
 
   inboundQos2Changed(clientId: string, packetId: number, received: boolean): void {

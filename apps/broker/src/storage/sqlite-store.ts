@@ -217,8 +217,7 @@ export class SqliteStore implements RouterStore {
 
   deliveryAssigned(clientId: string, seq: number, assigned: Assigned): void {
     this.#recording();
-    // The router mutates its Assigned in place later (PUBREC): keep a copy of this state.
-    this.#pending.assignDelivery(clientId, seq, { packetId: assigned.packetId, phase: assigned.phase });
+    this.#pending.assignDelivery(clientId, seq, assigned);
   }
 
   inboundQos2Changed(clientId: string, packetId: number, received: boolean): void {

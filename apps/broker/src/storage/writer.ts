@@ -46,7 +46,7 @@ const DELETE_CLIENT = CLIENT_TABLES.map((table) => statement(`DELETE FROM ${tabl
 export const WRITER_SQL: readonly string[] = sql;
 
 /** A statement parameter as the driver binds it. */
-export type SqlValue = string | number | bigint | Buffer | null;
+export type SqlValue = string | number | bigint | Uint8Array | null;
 
 /**
  * Row writes as a flat list, statement index then its parameters, in order: cheap to build, and
@@ -62,7 +62,7 @@ export function rowWrites(p: PendingChanges, out: RowWrites): void {
   const messages: SqlValue[] = [];
   for (const [id, message] of p.messageInserts) {
     const r = messageToRow(message);
-    messages.push(id, r.topic, r.payload as Buffer, r.qos, r.retain, r.properties, r.expires_at, r.origin);
+    messages.push(id, r.topic, r.payload, r.qos, r.retain, r.properties, r.expires_at, r.origin);
   }
   chunked(INSERT_MESSAGES, MESSAGE_COLUMNS, messages, w);
   for (const clientId of p.clientDeletes) for (const table of DELETE_CLIENT) w(table, [clientId]);
@@ -157,7 +157,7 @@ function forRuns(keys: number[], joins: (previous: number, next: number) => bool
 function assignRuns(clientId: string, changes: ReadonlyMap<number, DeliveryChange>, seqs: number[], w: (statement: number, params: readonly SqlValue[]) => void): void {
   const assigned = (seq: number): Assigned | undefined => {
     const change = changes.get(seq);
-    return change?.kind === "assign" ? change.assigned : undefined;
+    return change?.kind === "assign" ? change : undefined;
   };
   const sameRun = (previous: number, next: number): boolean => {
     const a = assigned(previous);
