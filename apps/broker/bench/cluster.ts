@@ -139,6 +139,9 @@ async function run(nodes: readonly Target[], redis: RedisProcess | undefined, s:
   const cpuSeconds = start === undefined ? undefined : sum(end) - sum(start);
   await settleAll(nodes); // what was routed late is counted too
   const dropsAfter = await droppedCopies(nodes);
+  // Publishers leave first: no subscriber goes while copies still flow to it.
+  await Promise.all(pubs.map((g) => g.close()));
+  await Promise.all(subs.map((g) => g.close()));
   return {
     cpuSplit: start === undefined ? undefined : end.map((v, i) => (v - (start[i] ?? 0)) / (MEASURE_MS / 1000)),
     drops: dropsBefore === undefined || dropsAfter === undefined ? undefined : dropsAfter - dropsBefore,

@@ -1,6 +1,6 @@
 /**
  * A load generator child process (peers-generator.ts) as the benches drive it: spawned with its
- * job, reports ready over IPC, starts on `go`, reports its result.
+ * job, reports ready over IPC, starts on `go`, reports its result, disconnects on `close`.
  * @module
  */
 import { spawn } from "node:child_process";
@@ -15,12 +15,18 @@ interface Message {
   error?: string;
 }
 
-/** A generator child: ready once connected, started by `go`, its result at the end. */
+/**
+ * A generator child: ready once connected, started by `go`, its result at the end. After its
+ * result its publishers are stopped and its clients still connected, until `close` (publishers
+ * first, so that no subscriber leaves while copies still flow to it).
+ */
 export interface GeneratorProcess {
   readonly pid: number | undefined;
   readonly ready: Promise<void>;
   go(): void;
   readonly result: Promise<GeneratorResult>;
+  /** Disconnects the clients and waits for the child to exit. */
+  close(): Promise<void>;
 }
 
 /** Starts one generator child for `job`, its command prefixed by `prefix` (e.g. taskset). */
@@ -58,6 +64,14 @@ export function startGenerator(prefix: readonly string[], job: GeneratorJob): Ge
     });
   });
   result.catch(() => undefined);
-  return { pid: child.pid, ready: readyP, go: () => child.send({ go: true }), result };
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null) resolve();
+    else child.once("exit", () => { resolve(); });
+  });
+  const close = async (): Promise<void> => {
+    if (child.connected) child.send({ close: true });
+    await exited;
+  };
+  return { pid: child.pid, ready: readyP, go: () => child.send({ go: true }), result, close };
 }
 

@@ -92,6 +92,8 @@ function open(clientId: string, onPacket: (p: Packet, c: Client) => void): Promi
 
 const now = (): number => performance.timeOrigin + performance.now();
 let measuring = false;
+/** Set at the end of the measured window: publishers send nothing more. */
+let stopped = false;
 let messages = 0;
 let acked = 0;
 const latency = new LatencyReservoir();
@@ -157,8 +159,8 @@ async function publishers(j: Extract<GeneratorJob, { role: "publishers" }>): Pro
       if (p.type !== "puback") return;
       outstanding--;
       if (measuring) acked++;
-      // Refill in batches once half the window is back, unless paced by a rate.
-      if (j.ratePerSec === undefined && outstanding <= window / 2) send(client, window - outstanding);
+      // Refill in batches once half the window is back, unless paced by a rate or done.
+      if (j.ratePerSec === undefined && !stopped && outstanding <= window / 2) send(client, window - outstanding);
     });
     clients.push(c);
     window = Math.min(j.window, c.receiveMaximum);
@@ -166,7 +168,7 @@ async function publishers(j: Extract<GeneratorJob, { role: "publishers" }>): Pro
     else if (j.ratePerSec === undefined) {
       // QoS 0 flood: a batch per turn while the socket takes it.
       const pump = (): void => {
-        if (c.socket.destroyed) return;
+        if (c.socket.destroyed || stopped) return;
         if (c.socket.writableLength < 64 * 1024) send(c, window);
         setImmediate(pump);
       };
@@ -199,7 +201,11 @@ const ready = job.role === "subscribers" ? subscribers(job).then(() => () => und
 ready.then(
   (start) => {
     process.send?.({ ready: true });
-    process.on("message", (m: { go?: boolean }) => {
+    process.on("message", (m: { go?: boolean; close?: boolean }) => {
+      if (m.close === true) {
+        for (const c of clients) c.socket.destroy();
+        process.exit(0);
+      }
       if (m.go !== true) return;
       start();
       setTimeout(() => {
@@ -210,9 +216,11 @@ ready.then(
           const seconds = (performance.now() - t0) / 1000;
           const [p50, p99] = latency.quantiles([0.5, 0.99]);
           const result: GeneratorResult = { messages, acked, seconds, p50Ms: p50, p99Ms: p99, lost: clients.filter((c) => c.socket.destroyed).length };
+          // Publishing stops; the clients stay connected until the bench says `close`, so what it
+          // reads from the broker now (drops) is of a run whose subscribers were all still reading.
+          stopped = true;
           for (const s of stoppers) s();
-          for (const c of clients) c.socket.destroy();
-          process.send?.({ result }, () => process.exit(0));
+          process.send?.({ result });
         }, job.measureMs);
       }, job.warmupMs);
     });

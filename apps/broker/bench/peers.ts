@@ -11,7 +11,7 @@ import { startGenerator } from "./generator-process.js";
 import type { GeneratorJob } from "./peers-generator.js";
 import { aedes, cpuOf, droppedCopies, handoffWith, mosquitto, pinBrokers, settleAll, which, type Target, type TargetKind } from "./targets.js";
 
-// BENCH_MEASURE_MS lengthens the window (for a profile); BENCH_ONLY=fanin-qos1,... and
+// BENCH_MEASURE_MS lengthens the window (for a profile); BENCH_LOG=<file> keeps the brokers' output; BENCH_ONLY=fanin-qos1,... and
 // BENCH_BROKERS="handoff (memory),..." pick rows and columns; BENCH_PROF=<dir> profiles handoff;
 // BENCH_NODE_ARGS="--trace-gc ..." adds node flags to handoff.
 const WARMUP_MS = 1000;
@@ -115,8 +115,12 @@ async function run(t: Target, version: 4 | 5, s: Scenario): Promise<Row> {
   const end = window.end ?? cpu();
   const seconds = ((window.t1 ?? performance.now()) - (window.t0 ?? 0)) / 1000;
   const serverCpuS = start?.server === undefined || end.server === undefined ? undefined : end.server - start.server;
-  await new Promise((resolve) => setTimeout(resolve, 300)); // let the broker see the clients go
+  // Read while every client is still connected (publishers stopped): a drop counted now happened
+  // to a subscriber that was reading. Then the publishers go, then the subscribers.
   const after = await droppedCopies([t]);
+  await pubs.close();
+  await subs.close();
+  await new Promise((resolve) => setTimeout(resolve, 300)); // let the broker see the clients go
   const lost = sub.lost + pub.lost;
   const [c0, c1] = await Promise.all([commits.start, commits.end]);
   return {

@@ -5,7 +5,7 @@
  * @module
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -76,6 +76,10 @@ export function pinBrokers(taskset: string, cpuList: string): void {
   pinning = [taskset, "-c", cpuList];
 }
 
+// BENCH_LOG=<file>: every broker's stdout (its log, and node's own output such as --trace-gc)
+// is appended there.
+const logFile = process.env["BENCH_LOG"];
+
 // Starts `command args`, waits for a JSON line with msg "broker listening" and an `mqtt` port.
 async function spawnBroker(name: string, command: string, args: readonly string[], cleanup?: () => void): Promise<Target> {
   const [bin, ...rest] = [...pinning, command, ...args];
@@ -111,6 +115,7 @@ async function spawnBroker(name: string, command: string, args: readonly string[
     }
     // Keep reading stdout for the whole run: a child blocked on a full pipe would look slow.
     createInterface({ input: child.stdout }).on("line", (line) => {
+      if (logFile !== undefined) appendFileSync(logFile, `${line}\n`);
       let parsed: unknown;
       try {
         parsed = JSON.parse(line);
