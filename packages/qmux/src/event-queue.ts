@@ -3,9 +3,30 @@ import type { FramingEvent } from "./events.js";
 /** What {@link EventQueue.poll} returns when nothing happened: one shared empty list. */
 const NO_EVENTS: readonly FramingEvent[] = Object.freeze([]);
 
+/**
+ * Frames this large or larger always leave in a message of their own: merging saves a WebSocket
+ * message (a header, a `send` call, an entry in the write) per frame, and that is worth copying a
+ * small frame for, not a group's kilobytes.
+ */
+export const COALESCE_BELOW = 4096;
+
+type Send = Extract<FramingEvent, { kind: "send" }>;
+
+const small = (e: FramingEvent | undefined): e is Send => e?.kind === "send" && e.bytes.length < COALESCE_BELOW;
+
 /** The events a connection produced since it was last polled, in order. */
 export class EventQueue {
   #events: FramingEvent[] = [];
+  readonly #recordBytes: number;
+
+  /**
+   * `recordBytes`: adjacent small "send" events are merged into one of at most this many bytes
+   * when polled (qmux-01/02 over WebSocket, where a message is a record of whole frames); 0 keeps
+   * one frame per message.
+   */
+  constructor(recordBytes = 0) {
+    this.#recordBytes = recordBytes;
+  }
 
   /** Queues `event`. */
   push(event: FramingEvent): void {
@@ -13,13 +34,49 @@ export class EventQueue {
   }
 
   /**
-   * Hands over the queued events, not a copy; with nothing queued, one shared empty list (a
-   * session polls until it gets that, so an empty poll per drain must cost nothing).
+   * Hands over the queued events, not a copy unless sends were merged; with nothing queued, one
+   * shared empty list (a session polls until it gets that, so an empty poll per drain must cost
+   * nothing).
    */
   poll(): readonly FramingEvent[] {
     const events = this.#events;
     if (events.length === 0) return NO_EVENTS;
     this.#events = [];
-    return events;
+    return this.#recordBytes === 0 ? events : coalesce(events, this.#recordBytes);
   }
+}
+
+// Merges each run of adjacent small sends (up to `limit` bytes together) into one send; the order
+// of everything else is kept. Returns `events` itself when there is nothing to merge.
+function coalesce(events: FramingEvent[], limit: number): FramingEvent[] {
+  let i = 1;
+  while (i < events.length && !(small(events[i - 1]) && small(events[i]))) i++;
+  if (i >= events.length) return events;
+  const out = events.slice(0, i - 1);
+  for (let at = i - 1; at < events.length; ) {
+    const first = events[at];
+    let end = at + 1;
+    let bytes = small(first) ? first.bytes.length : 0;
+    if (small(first)) {
+      for (let next = events[end]; small(next) && bytes + next.bytes.length <= limit; next = events[end]) {
+        bytes += next.bytes.length;
+        end++;
+      }
+    }
+    if (first !== undefined) out.push(end - at > 1 ? { kind: "send", bytes: joined(events, at, end, bytes) } : first);
+    at = end;
+  }
+  return out;
+}
+
+function joined(events: readonly FramingEvent[], from: number, to: number, size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let pos = 0;
+  for (let k = from; k < to; k++) {
+    const e = events[k];
+    if (e?.kind !== "send") continue;
+    out.set(e.bytes, pos);
+    pos += e.bytes.length;
+  }
+  return out;
 }

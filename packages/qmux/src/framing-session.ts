@@ -26,7 +26,7 @@ const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
  * are unlimited and no parameters are exchanged.
  */
 export class FramingSession {
-  readonly #events = new EventQueue();
+  readonly #events: EventQueue;
   readonly #streams: StreamTable;
   readonly #ours: TransportParams;
   #peer: TransportParams | undefined;
@@ -51,6 +51,7 @@ export class FramingSession {
   constructor(kind: FramingKind, options: FramingOptions) {
     const wire = wireFor(kind, options);
     this.#wire = wire;
+    this.#events = new EventQueue(wire.recordBytes);
     this.#version = wire.version;
     this.#matchPeer = options.matchPeerVersion === true && wire.version === "qmux-02";
     this.#records = wire.version === "qmux-01" || wire.version === "qmux-02";
@@ -69,9 +70,7 @@ export class FramingSession {
         maxConnectionBuffer: options.maxConnectionBuffer ?? DEFAULT_CONNECTION_BUFFER,
       },
       {
-        frame: (frame) => {
-          this.#emitFrame(frame);
-        },
+        frame: (frame) => { this.#emitFrame(frame); },
         event: (event) => { this.#events.push(event); },
         finished: (stream) => {
           this.#retire(stream);

@@ -19,6 +19,8 @@ export function qmuxRecordStreamWire(version: Exclude<QmuxVersion, "qmux-00">, m
   return {
     flowControl: true,
     version,
+    // Each record carries its own Size: merging would mean rewriting it.
+    recordBytes: 0,
     encode(frame) {
       const body = encodeQmuxFrame(frame);
       const out = new Uint8Array(varintSize(body.length) + body.length);

@@ -5,6 +5,7 @@ import { decodeLegacyMessage, encodeLegacyFrame } from "./legacy-codec.js";
 import { decodeQmuxFrame, encodeQmuxFrame, frameSizeHint } from "./qmux-codec.js";
 import { ByteReader } from "./byte-reader.js";
 import { HeldChunks } from "./held-chunks.js";
+import { MIN_RECORD_SIZE } from "./transport-params.js";
 
 /** Frames decoded from one `push`, and the violation that stopped decoding, if any. */
 export interface Deframed {
@@ -21,6 +22,8 @@ export interface Wire {
   readonly flowControl: boolean;
   /** The qmux version (undefined on the legacy framing). */
   readonly version: QmuxVersion | undefined;
+  /** Several frames may share one outbound unit of up to this many bytes; 0: one frame per unit. */
+  readonly recordBytes: number;
   /** Encodes one frame as one wire unit (undefined when this framing cannot carry it). */
   encode(frame: Frame): Uint8Array | undefined;
   /** Decodes one inbound WebSocket message, or the next chunk of a byte stream. */
@@ -33,13 +36,16 @@ const tooLarge = (): FramingError =>
 /**
  * qmux over WebSocket: a message holds one or more frames (qmux-00 allows several;
  * on qmux-01/02 a message is one record, its Size field replaced by the message
- * boundary, and may be empty). We send one frame per message. The limit is
- * max_frame_size on qmux-00 and our max_record_size on the record versions.
+ * boundary, and may be empty). We send one frame per message on qmux-00 (the `@moq/qmux` 0.0.x
+ * reader takes exactly one) and records of several small frames on 01/02, no larger than the
+ * smallest max_record_size a peer may advertise. The inbound limit is max_frame_size on qmux-00
+ * and our max_record_size on the record versions.
  */
 export function qmuxMessageWire(maxMessageSize = MAX_FRAME_SIZE, version: QmuxVersion = "qmux-00"): Wire {
   return {
     flowControl: true,
     version,
+    recordBytes: version === "qmux-00" ? 0 : MIN_RECORD_SIZE,
     encode: encodeQmuxFrame,
     push(message) {
       if (message.length > maxMessageSize) return { frames: [], error: tooLarge() };
@@ -71,6 +77,7 @@ export function qmuxStreamWire(): Wire {
   return {
     flowControl: true,
     version: "qmux-00",
+    recordBytes: 0,
     encode: encodeQmuxFrame,
     push(chunk) {
       const bytes = held.take(chunk);
@@ -100,6 +107,7 @@ export function legacyMessageWire(maxMessageSize = 65_536): Wire {
   return {
     flowControl: false,
     version: undefined,
+    recordBytes: 0,
     encode: encodeLegacyFrame,
     push(message) {
       if (message.length > maxMessageSize) return { frames: [], error: tooLarge() };
