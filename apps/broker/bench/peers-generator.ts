@@ -74,6 +74,9 @@ function open(clientId: string, onPacket: (p: Packet, c: Client) => void): Promi
     });
     socket.on("data", (chunk: Buffer) => {
       decoder.push(chunk);
+      // What the packets of one chunk answer (PUBACKs, refills) leaves in one write, as a real
+      // client's would: a write call per PUBACK cost the generator most of its core.
+      socket.cork();
       for (let r = decoder.next(); r !== undefined; r = decoder.next()) {
         if (!r.ok) {
           socket.destroy();
@@ -86,6 +89,7 @@ function open(clientId: string, onPacket: (p: Packet, c: Client) => void): Promi
           resolve(client);
         } else onPacket(p, client);
       }
+      socket.uncork();
     });
   });
 }
