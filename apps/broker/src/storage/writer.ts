@@ -1,8 +1,9 @@
 /**
  * Turns pending changes into row writes: one statement (by its index in {@link WRITER_SQL}) and its
- * parameters per row change, or per run of like changes to consecutive rows (a flood's acks), run
- * inside one transaction by the commit worker, which prepares the same statements. The order keeps every reference valid at
- * the end of it (message rows first, a deleted client's rows before the same client's new rows).
+ * parameters per row change, per run of like changes to consecutive rows (a flood's acks), or per
+ * chunk of new rows; run inside one transaction by the commit worker, which prepares the same
+ * statements. The order keeps every reference valid at the end of it (message rows first, a
+ * deleted client's rows before the same client's new rows).
  * @module
  */
 import { messageToRow } from "./message-codec.js";
@@ -54,9 +55,11 @@ export type SqlValue = string | number | bigint | Uint8Array | null;
  */
 export type RowWrites = (number | readonly SqlValue[])[];
 
+type Write = (statement: number, params: readonly SqlValue[]) => void;
+
 /** Appends the writes of every pending change to `out` (in the order that keeps references valid). */
 export function rowWrites(p: PendingChanges, out: RowWrites): void {
-  const w = (statement: number, params: readonly SqlValue[]): void => {
+  const w: Write = (statement, params) => {
     out.push(statement, params);
   };
   const messages: SqlValue[] = [];
@@ -124,7 +127,7 @@ export function rowWrites(p: PendingChanges, out: RowWrites): void {
 }
 
 // Writes the rows in `flat` (`columns` values each) with the fewest multi-row statements.
-function chunked(statements: readonly number[], columns: number, flat: readonly SqlValue[], w: (statement: number, params: readonly SqlValue[]) => void): void {
+function chunked(statements: readonly number[], columns: number, flat: readonly SqlValue[], w: Write): void {
   const rows = flat.length / columns;
   let at = 0;
   ROW_CHUNKS.forEach((size, i) => {
@@ -154,7 +157,7 @@ function forRuns(keys: number[], joins: (previous: number, next: number) => bool
 }
 
 // Packet ids (and phases) of consecutive seqs, one statement per run where id - seq is constant.
-function assignRuns(clientId: string, changes: ReadonlyMap<number, DeliveryChange>, seqs: number[], w: (statement: number, params: readonly SqlValue[]) => void): void {
+function assignRuns(clientId: string, changes: ReadonlyMap<number, DeliveryChange>, seqs: number[], w: Write): void {
   const assigned = (seq: number): Assigned | undefined => {
     const change = changes.get(seq);
     return change?.kind === "assign" ? change : undefined;
