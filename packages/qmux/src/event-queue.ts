@@ -1,3 +1,4 @@
+import { concatBytes } from "./bytes.js";
 import type { FramingEvent } from "./events.js";
 
 /** What {@link EventQueue.poll} returns when nothing happened: one shared empty list. */
@@ -53,30 +54,26 @@ function coalesce(events: FramingEvent[], limit: number): FramingEvent[] {
   while (i < events.length && !(small(events[i - 1]) && small(events[i]))) i++;
   if (i >= events.length) return events;
   const out = events.slice(0, i - 1);
-  for (let at = i - 1; at < events.length; ) {
-    const first = events[at];
-    let end = at + 1;
-    let bytes = small(first) ? first.bytes.length : 0;
-    if (small(first)) {
-      for (let next = events[end]; small(next) && bytes + next.bytes.length <= limit; next = events[end]) {
-        bytes += next.bytes.length;
-        end++;
-      }
-    }
-    if (first !== undefined) out.push(end - at > 1 ? { kind: "send", bytes: joined(events, at, end, bytes) } : first);
-    at = end;
-  }
-  return out;
-}
-
-function joined(events: readonly FramingEvent[], from: number, to: number, size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let pos = 0;
-  for (let k = from; k < to; k++) {
+  let run: Uint8Array[] = [];
+  let bytes = 0;
+  const endRun = (): void => {
+    const [only] = run;
+    if (only !== undefined) out.push(run.length === 1 ? { kind: "send", bytes: only } : { kind: "send", bytes: concatBytes(run, bytes) });
+    run = [];
+    bytes = 0;
+  };
+  for (let k = i - 1; k < events.length; k++) {
     const e = events[k];
-    if (e?.kind !== "send") continue;
-    out.set(e.bytes, pos);
-    pos += e.bytes.length;
+    if (e === undefined) continue;
+    if (!small(e)) {
+      endRun();
+      out.push(e);
+      continue;
+    }
+    if (bytes + e.bytes.length > limit) endRun();
+    run.push(e.bytes);
+    bytes += e.bytes.length;
   }
+  endRun();
   return out;
 }

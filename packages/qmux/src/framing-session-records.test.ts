@@ -1,12 +1,12 @@
 // qmux-01/02 over WebSocket: small frames leave together as one record (one message); qmux-00
 // keeps one frame per message, which is all the qmux-00 reader of `@moq/qmux` 0.0.x takes.
 import { describe, expect, it } from "vitest";
-import type { FramingKind } from "./events.js";
+import type { QmuxVersion } from "./events.js";
 import { pump, streamBytes } from "./framing-session.test-helpers.js";
 import { createFraming } from "./index.js";
 import { qmuxMessageWire } from "./wire.js";
 
-function readyPair(kind: FramingKind) {
+function readyPair(kind: QmuxVersion) {
   const client = createFraming(kind, { role: "client" });
   const server = createFraming(kind, { role: "server" });
   pump(client, server);
@@ -14,7 +14,7 @@ function readyPair(kind: FramingKind) {
 }
 
 // Five small uni streams, each with a FIN: the messages the server sends, and the frames in them.
-function fiveSmallStreams(kind: FramingKind) {
+function fiveSmallStreams(kind: QmuxVersion) {
   const { client, server } = readyPair(kind);
   const ids: number[] = [];
   for (let i = 0; i < 5; i++) {
@@ -24,13 +24,13 @@ function fiveSmallStreams(kind: FramingKind) {
     ids.push(open.streamId);
   }
   const messages = server.poll().flatMap((e) => (e.kind === "send" ? [e.bytes] : []));
-  const reader = qmuxMessageWire(16_382, kind === "webtransport" ? "qmux-00" : kind);
+  const reader = qmuxMessageWire(16_382, kind);
   const frames = messages.flatMap((m) => reader.push(m).frames);
   return { client, messages, frames, ids };
 }
 
 describe("outbound records", () => {
-  it.each<FramingKind>(["qmux-01", "qmux-02"])("%s sends several small frames as one message, read back in order", (kind) => {
+  it.each<QmuxVersion>(["qmux-01", "qmux-02"])("%s sends several small frames as one message, read back in order", (kind) => {
     const { client, messages, frames, ids } = fiveSmallStreams(kind);
     expect(frames.filter((f) => f.type === "stream")).toHaveLength(5);
     expect(messages).toHaveLength(1);
