@@ -11,9 +11,10 @@ import { startGenerator } from "./generator-process.js";
 import type { GeneratorJob } from "./peers-generator.js";
 import { aedes, cpuOf, droppedCopies, handoffWith, mosquitto, pinBrokers, settleAll, which, type Target, type TargetKind } from "./targets.js";
 
-// BENCH_MEASURE_MS lengthens the window (for a profile); BENCH_LOG=<file> keeps the brokers' output; BENCH_ONLY=fanin-qos1,... and
+// BENCH_MEASURE_MS lengthens the window (for a profile); BENCH_ONLY=fanin-qos1,... and
 // BENCH_BROKERS="handoff (memory),..." pick rows and columns; BENCH_PROF=<dir> profiles handoff;
-// BENCH_NODE_ARGS="--trace-gc ..." adds node flags to handoff.
+// BENCH_NODE_ARGS="--trace-gc ..." adds node flags to handoff; BENCH_LOG=<file> keeps the brokers'
+// output.
 const WARMUP_MS = 1000;
 const MEASURE_MS = Number(process.env["BENCH_MEASURE_MS"] ?? 3000);
 const only = process.env["BENCH_ONLY"]?.split(",");

@@ -202,7 +202,7 @@ function builtBrokerArgs(): readonly string[] {
  * `BENCH_PROF=<dir>`: handoff runs with --cpu-prof into `<dir>` (written when it exits on SIGTERM);
  * `BENCH_NODE_ARGS="--trace-gc ..."` adds node flags to it.
  */
-const profArgs = [
+const nodeArgs = [
   ...(process.env["BENCH_PROF"] === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env["BENCH_PROF"]}`]),
   ...(process.env["BENCH_NODE_ARGS"] ?? "").split(/\s+/).filter((a) => a !== ""),
 ];
@@ -247,7 +247,7 @@ export function handoffWith(storage: "memory" | "sqlite" | "redis", node?: Clust
           limits: { maxConnections: 20_000 },
         }),
       );
-      const target = await spawnBroker(storage === "memory" ? "handoff" : name, process.execPath, [...profArgs, ...builtBrokerArgs(), "--config", config], () => {
+      const target = await spawnBroker(storage === "memory" ? "handoff" : name, process.execPath, [...nodeArgs, ...builtBrokerArgs(), "--config", config], () => {
         rmSync(dir, { recursive: true, force: true });
       }).catch((err: unknown) => {
         rmSync(dataDir, { recursive: true, force: true });

@@ -17,9 +17,14 @@ const statement = (text: string): number => sql.push(text) - 1;
 
 /** Multi-row inserts take this many rows at a time, largest first; the last is one row. */
 const ROW_CHUNKS = [16, 4, 1] as const;
+/** A multi-row insert: its statement and how many rows it takes. */
+interface Chunk {
+  readonly rows: number;
+  readonly statement: number;
+}
 // One statement per chunk size: a batch of many rows binds a few statements, not one per row.
-const chunkStatements = (head: string, columns: number): readonly number[] =>
-  ROW_CHUNKS.map((rows) => statement(`${head} VALUES ${Array<string>(rows).fill(`(${Array<string>(columns).fill("?").join(", ")})`).join(", ")}`));
+const chunkStatements = (head: string, columns: number): readonly Chunk[] =>
+  ROW_CHUNKS.map((rows) => ({ rows, statement: statement(`${head} VALUES ${Array<string>(rows).fill(`(${Array<string>(columns).fill("?").join(", ")})`).join(", ")}`) }));
 
 const MESSAGE_COLUMNS = 8;
 const INSERT_MESSAGES = chunkStatements("INSERT INTO messages (id, topic, payload, qos, retain, properties, expires_at, origin)", MESSAGE_COLUMNS);
@@ -127,13 +132,12 @@ export function rowWrites(p: PendingChanges, out: RowWrites): void {
 }
 
 // Writes the rows in `flat` (`columns` values each) with the fewest multi-row statements.
-function chunked(statements: readonly number[], columns: number, flat: readonly SqlValue[], w: Write): void {
+function chunked(chunks: readonly Chunk[], columns: number, flat: readonly SqlValue[], w: Write): void {
   const rows = flat.length / columns;
   let at = 0;
-  ROW_CHUNKS.forEach((size, i) => {
-    const chunk = statements[i] ?? -1;
-    for (; rows - at >= size; at += size) w(chunk, flat.slice(at * columns, (at + size) * columns));
-  });
+  for (const { rows: size, statement } of chunks) {
+    for (; rows - at >= size; at += size) w(statement, flat.slice(at * columns, (at + size) * columns));
+  }
 }
 
 /**
