@@ -17,6 +17,7 @@ import { DeniedSummary, LimitSummary } from "./log-summary.js";
 import type { Transport, TransportEvents } from "./transport.js";
 import { PublishTemplates } from "./publish-templates.js";
 import { subscribeInTurns } from "./paced-subscribe.js";
+import { TurnClock } from "./turn-clock.js";
 
 /** Broker settings the core needs (listeners are configured separately). */
 export interface BrokerOptions {
@@ -70,7 +71,6 @@ export interface BrokerOptions {
   readonly keepAlive?: { readonly min: number; readonly max: number };
 }
 
-const wallClock: Clock = { now: () => Date.now() };
 
 /** The setting behind each limit name of `limitsExceeded`, for the log. */
 const LIMIT_SETTINGS: Readonly<Record<string, string>> = {
@@ -98,7 +98,7 @@ export class Broker {
   #closing = false;
 
   constructor(options: BrokerOptions) {
-    const clock = options.clock ?? wallClock;
+    const clock = options.clock ?? new TurnClock();
     this.router = new Router({
       clock,
       generations: new GenerationAllocator({ wallClockMs: Date.now() }),

@@ -1,5 +1,6 @@
 import { ByteWriter } from "./byte-writer.js";
 import { MqttEncodeError } from "./errors.js";
+import { allocPacket } from "./packet-slab.js";
 import { MAX_VARINT, varintLength, writeVarint } from "./varint.js";
 
 /** The spec's largest possible packet: a five-byte fixed header plus 268,435,455 bytes. */
@@ -18,8 +19,9 @@ export function startPacket(firstByte: number, remainingLength: number, maxPacke
   if (total > maxPacketSize) {
     throw new MqttEncodeError(0x95, `packet of ${total} bytes exceeds the maximum of ${maxPacketSize}`);
   }
-  // Its own buffer, never a slice of a shared pool; every byte is written (finishPacket checks it).
-  const buf = new Uint8Array(total);
+  // Bytes no other packet shares (a small one is carved from a slab); every byte is written
+  // (finishPacket checks it).
+  const buf = allocPacket(total);
   buf[0] = firstByte;
   const w = new ByteWriter(buf);
   w.pos = writeVarint(buf, 1, remainingLength);

@@ -2,6 +2,7 @@ import { asEncodeError } from "./encode.js";
 import { checkInt } from "./byte-writer.js";
 import { MqttEncodeError } from "./errors.js";
 import { MAX_PACKET_SIZE } from "./frame.js";
+import { allocPacket } from "./packet-slab.js";
 import type { ProtocolVersion, PublishPacket } from "./packet.js";
 import { DUP_FLAG, encodePublish, publishPacketIdOffset } from "./packets/publish.js";
 
@@ -34,7 +35,8 @@ export class PublishTemplate {
   withPacketId(packetId: number, dup = false): Uint8Array {
     if (this.qos === 0) throw new MqttEncodeError(0x82, "a QoS 0 PUBLISH has no packet id");
     checkInt(packetId, 1, 0xffff, "packetId");
-    const out = this.bytes.slice();
+    const out = allocPacket(this.bytes.length);
+    out.set(this.bytes);
     out[0] = dup ? (out[0] ?? 0) | DUP_FLAG : (out[0] ?? 0) & ~DUP_FLAG;
     out[this.#packetIdOffset] = packetId >>> 8;
     out[this.#packetIdOffset + 1] = packetId & 0xff;
