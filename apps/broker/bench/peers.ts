@@ -9,7 +9,7 @@ import { cpus } from "node:os";
 import { closeAll, openMany, type BenchClient } from "./client.js";
 import { startGenerator } from "./generator-process.js";
 import type { GeneratorJob } from "./peers-generator.js";
-import { aedes, cpuOf, droppedCopies, handoffWith, mosquitto, pinBrokers, settleAll, which, type Target, type TargetKind } from "./targets.js";
+import { aedes, cpuOf, droppedCopies, handoffWith, mosquitto, nodeFloor, pinBrokers, settleAll, which, type Target, type TargetKind } from "./targets.js";
 
 // BENCH_MEASURE_MS lengthens the window (for a profile); BENCH_ONLY=fanin-qos1,... and
 // BENCH_BROKERS="handoff (memory),..." pick rows and columns; BENCH_PROF=<dir> profiles handoff;
@@ -208,6 +208,9 @@ async function onFresh<T>(kind: TargetKind, use: (t: Target) => Promise<T>): Pro
   }
 }
 
+// The memory row's reference: what a client costs a process that does nothing but hold it.
+process.stdout.write(`  ${nodeFloor.name}: ${String(IDLE_CLIENTS)} idle subscribed clients...\n`);
+const floor = await onFresh(nodeFloor, (t) => memoryPerClient(t, IDLE_CLIENTS));
 for (const { kind, version } of kinds) {
   process.stdout.write(`  ${kind.name}: ${String(IDLE_CLIENTS)} idle subscribed clients...\n`);
   memory[kind.name] = await onFresh(kind, (t) => memoryPerClient(t, IDLE_CLIENTS));
@@ -231,15 +234,12 @@ const cell = (s: Scenario, r: Row | string | undefined): string => {
 console.log(`\n| scenario | ${names.join(" | ")} |`);
 console.log(`|---|${names.map(() => "---").join("|")}|`);
 for (const s of SCENARIOS) console.log(`| ${s.label} | ${names.map((n) => cell(s, results[s.key]?.[n])).join(" | ")} |`);
-console.log(
-  `| RSS per connected + subscribed idle client (${String(IDLE_CLIENTS)} clients) | ${names
-    .map((n) => {
-      const m = memory[n];
-      const kib = (bytes: number): string => (bytes / 1024).toFixed(1);
-      return m === undefined ? "-" : typeof m === "string" ? m : `${kib(m.perClientBytes)} KiB (second half ${kib(m.marginalBytes)} KiB; idle RSS ${(m.idleRssBytes / 1048576).toFixed(0)} MiB)`;
-    })
-    .join(" | ")} |`,
-);
+const memoryCell = (m: Memory | string | undefined): string => {
+  const kib = (bytes: number): string => (bytes / 1024).toFixed(1);
+  return m === undefined ? "-" : typeof m === "string" ? m : `${kib(m.perClientBytes)} KiB (second half ${kib(m.marginalBytes)} KiB; idle RSS ${(m.idleRssBytes / 1048576).toFixed(0)} MiB)`;
+};
+console.log(`| RSS per connected + subscribed idle client (${String(IDLE_CLIENTS)} clients) | ${names.map((n) => memoryCell(memory[n])).join(" | ")} |`);
+console.log(`\nThe same clients held by a bare node:net server answering with the least MQTT (the null broker, a process of its own): ${memoryCell(floor)}`);
 
 console.log("\nBroker CPU per delivery over the measured window, µs (broker CPU share of one core; generator processes' CPU share; deliveries per store commit):");
 console.log(`| scenario | ${names.join(" | ")} |`);
@@ -255,7 +255,7 @@ for (const s of SCENARIOS) {
   console.log(`| ${s.key} | ${cells.join(" | ")} |`);
 }
 
-const report = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, pinned: taskset !== undefined && twoCores, results, memory };
+const report = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, pinned: taskset !== undefined && twoCores, results, memory, nodeFloorMemory: floor };
 const resultsDir = new URL("./results/", import.meta.url);
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(new URL("latest.json", resultsDir), `${JSON.stringify(report, null, 2)}\n`);

@@ -273,6 +273,15 @@ export const aedes: TargetKind = {
   start: () => spawnBroker("aedes", process.execPath, [...tsxArgs, "bench/aedes-child.ts"]),
 };
 
+/**
+ * The null broker in a process of its own: a bare `node:net` server answering CONNECT, SUBSCRIBE
+ * and PUBLISH with the least MQTT. What a client costs it is the floor for any broker in Node.
+ */
+export const nodeFloor: TargetKind = {
+  name: "node:net floor",
+  start: () => spawnBroker("node:net floor", process.execPath, [...tsxArgs, "bench/null-broker-child.ts"]),
+};
+
 /** The path of an executable on PATH, if any. */
 export function which(command: string): string | undefined {
   for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
