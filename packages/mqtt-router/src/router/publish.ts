@@ -6,7 +6,8 @@
  */
 import { enqueue, pump } from "./delivery.js";
 import type { Message } from "./message.js";
-import { planDelivery, type DeliveryPlan } from "./plan.js";
+import { planDelivery, type DeliveryPlan, type PlanTarget } from "./plan.js";
+import type { Session } from "./mqtt-session.js";
 import { isCongested } from "./pressure.js";
 import { deliveryContext, type RouterState } from "./router-state.js";
 
@@ -52,8 +53,12 @@ export function execute(state: RouterState, planned: DeliveryPlan): ExecuteOutco
     return { queued: 0, stale, dropped: 0, noMatchingSubscribers: stale === 0, refused: true, retainRefused: false, congested: NONE };
   }
   state.unexecuted.delete(planned);
+  return run(state, planned.message, targets);
+}
+
+// Queues the planned copies (the plan is known fresh and executed once: see execute and publish).
+function run(state: RouterState, message: Message, targets: readonly PlanTarget<Session>[]): ExecuteOutcome {
   const ctx = deliveryContext(state);
-  const message = planned.message;
   state.stats.published += 1;
   const retainRefused = message.retain && !retain(state, message);
   if (targets.length === 0) state.stats.unmatched += 1;
@@ -86,9 +91,12 @@ export function execute(state: RouterState, planned: DeliveryPlan): ExecuteOutco
   return { queued, stale, dropped, noMatchingSubscribers: targets.length === 0, refused: false, retainRefused, congested: congested ?? NONE };
 }
 
-/** Plans and executes at once. */
+/**
+ * Plans and executes at once. Nothing can run between the two, so the plan is never registered
+ * as unexecuted: no WeakMap entry (an ephemeron, about 125 ns) per message.
+ */
 export function publish(state: RouterState, message: Message): ExecuteOutcome {
-  return execute(state, plan(state, message));
+  return run(state, message, planDelivery(message, state.index.indexes, state.settings.sharedCopy).targets);
 }
 
 // Stores a retained message (an empty payload deletes), unless a limit refuses it: then the
