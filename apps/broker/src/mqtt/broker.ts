@@ -71,7 +71,6 @@ export interface BrokerOptions {
   readonly keepAlive?: { readonly min: number; readonly max: number };
 }
 
-
 /** The setting behind each limit name of `limitsExceeded`, for the log. */
 const LIMIT_SETTINGS: Readonly<Record<string, string>> = {
   connections: "limits.maxConnections",
