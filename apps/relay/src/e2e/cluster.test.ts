@@ -168,12 +168,14 @@ describe("cluster handovers", () => {
   });
 
   it("a redirect that cannot be dialed falls back to the configured peer", async () => {
-    // A port nobody listens on.
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-    const address = probe.address();
+    // A listener that drops every connection at once, held for the whole test. A port merely
+    // closed again can be handed to another listener meanwhile (one of these relays, or another
+    // test's), and the dial then reaches it instead of failing (this test failed so once in CI).
+    const refusing = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
+    cleanup.push(() => new Promise<void>((resolve) => refusing.close(() => { resolve(); })));
+    const address = refusing.address();
     if (address === null || typeof address === "string") throw new Error("no port");
-    await new Promise<void>((resolve) => probe.close(() => { resolve(); }));
 
     const a = await testRelay(cleanup);
     const down = await clusterRelay(cleanup, [tcpUrl(a)], { handoverTimeoutMs: 200 });
