@@ -18,7 +18,21 @@ import { LatencyReservoir } from "./latency.js";
 
 /** What one generator child does. */
 export type GeneratorJob =
-  | { readonly role: "subscribers"; readonly port: number; readonly version: ProtocolVersion; readonly count: number; readonly filter: string; readonly qos: 0 | 1; readonly warmupMs: number; readonly measureMs: number }
+  | {
+      readonly role: "subscribers";
+      readonly port: number;
+      readonly version: ProtocolVersion;
+      readonly count: number;
+      readonly filter: string;
+      readonly qos: 0 | 1;
+      /**
+       * Seconds: sessions that outlive their connection (3.1.1: CleanSession 0), which a durable
+       * broker has to keep on disk. Absent: sessions that end with it, as the other roles'.
+       */
+      readonly sessionExpiry?: number;
+      readonly warmupMs: number;
+      readonly measureMs: number;
+    }
   | {
       readonly role: "publishers";
       readonly port: number;
@@ -63,14 +77,18 @@ interface Client {
   receiveMaximum: number;
 }
 
-function open(clientId: string, onPacket: (p: Packet, c: Client) => void): Promise<Client> {
+function open(clientId: string, onPacket: (p: Packet, c: Client) => void, sessionExpiry?: number): Promise<Client> {
+  // Each run's client ids are new, so a session is always fresh; a persistent one in 3.1.1 is
+  // CleanSession 0, in MQTT 5 a Session Expiry Interval.
+  const session =
+    sessionExpiry === undefined ? { cleanStart: true, properties: {} } : job.version === 5 ? { cleanStart: true, properties: { sessionExpiryInterval: sessionExpiry } } : { cleanStart: false, properties: {} };
   return new Promise((resolve, reject) => {
     const socket = connect({ host: "127.0.0.1", port: job.port, noDelay: true });
     const client: Client = { socket, receiveMaximum: 65_535 };
     const decoder = new PacketDecoder({ protocolVersion: job.version });
     socket.once("error", reject);
     socket.on("connect", () => {
-      socket.write(encode({ type: "connect", protocolVersion: job.version, cleanStart: true, keepAlive: 0, clientId, properties: {} }));
+      socket.write(encode({ type: "connect", protocolVersion: job.version, keepAlive: 0, clientId, ...session }));
     });
     socket.on("data", (chunk: Buffer) => {
       decoder.push(chunk);
@@ -113,7 +131,7 @@ async function subscribers(j: Extract<GeneratorJob, { role: "subscribers" }>): P
         if (p.payload.byteLength >= 8) latency.add(now() - view.getFloat64(0));
       }
       if (p.qos === 1) client.socket.write(Uint8Array.of(0x40, 2, p.packetId >> 8, p.packetId & 0xff));
-    });
+    }, j.sessionExpiry);
     clients.push(c);
     await new Promise<void>((resolve) => {
       c.socket.on("data", function wait() {

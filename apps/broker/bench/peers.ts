@@ -43,6 +43,15 @@ const ALL_SCENARIOS: readonly Scenario[] = [
     publishers: { count: 10, topicPrefix: "bench/", topicSuffix: "/data", sameTopic: false, qos: 1, window: 64, ratePerSec: undefined },
     metric: "delivered",
   },
+  // The same flood to a subscriber whose session outlives its connection: what a durable store
+  // writes for every message (a clean session's queue ends with the process, so is never written).
+  {
+    key: "fanin-qos1-persistent",
+    label: "QoS 1 fan-in as above, to a persistent session (expiry 300 s; 3.1.1: CleanSession 0), delivered/s",
+    subscribers: { count: 1, filter: "bench/+/data", qos: 1, sessionExpiry: 300 },
+    publishers: { count: 10, topicPrefix: "bench/", topicSuffix: "/data", sameTopic: false, qos: 1, window: 64, ratePerSec: undefined },
+    metric: "delivered",
+  },
   {
     key: "fanout-qos1",
     label: "QoS 1 fan-out, 1 -> 100 subscribers, deliveries/s",
@@ -226,9 +235,10 @@ const cell = (s: Scenario, r: Row | string | undefined): string => {
   if (r === undefined) return "-";
   if (typeof r === "string") return `failed: ${r}`;
   // Fan-in QoS 1 must drop nothing (#22): its cell always says so where the broker counts drops.
-  const drops = r.drops !== undefined && (r.drops > 0 || s.key === "fanin-qos1") ? ` (${String(r.drops)} dropped)` : "";
+  const fanin = s.key.startsWith("fanin-qos1");
+  const drops = r.drops !== undefined && (r.drops > 0 || fanin) ? ` (${String(r.drops)} dropped)` : "";
   if (s.metric === "latency") return `${r.p50Ms?.toFixed(1) ?? "?"} / ${r.p99Ms?.toFixed(1) ?? "?"}${drops}`;
-  const extra = s.key === "fanin-qos0" ? ` (${k(r.sentPerSec)})` : s.key === "fanin-qos1" ? ` (${k(r.ackedPerSec)} acked)` : "";
+  const extra = s.key === "fanin-qos0" ? ` (${k(r.sentPerSec)})` : fanin ? ` (${k(r.ackedPerSec)} acked)` : "";
   return `${k(r.deliveredPerSec)}${extra}${drops}${r.note === undefined ? "" : ` [${r.note}]`}`;
 };
 console.log(`\n| scenario | ${names.join(" | ")} |`);

@@ -27,6 +27,6 @@ export function inboundQos2(state: RouterState, clientId: string, generation: nu
   if (session === undefined) return STALE;
   if (isReceived) session.inboundQos2.add(packetId);
   else session.inboundQos2.delete(packetId);
-  state.store.inboundQos2Changed(clientId, packetId, isReceived);
+  if (session.durable) state.store.inboundQos2Changed(clientId, packetId, isReceived);
   return { ok: true };
 }

@@ -36,7 +36,7 @@ function release(session: Session, entry: QueueEntry<Delivery>, ctx: DeliveryCon
     session.seqByPacketId.delete(assigned.packetId);
     session.packetIds.release(assigned.packetId);
   }
-  ctx.store.deliveryRemoved(session.clientId, entry.seq);
+  if (session.durable) ctx.store.deliveryRemoved(session.clientId, entry.seq);
 }
 
 /**
@@ -53,7 +53,7 @@ export function enqueue(session: Session, epoch: number, delivery: Delivery, ctx
     const result = session.queue.pushIfEpoch(epoch, delivery, size);
     if (result.ok) {
       ctx.stats.queued += 1;
-      ctx.store.deliveryQueued(session.clientId, result.seq, delivery);
+      if (session.durable) ctx.store.deliveryQueued(session.clientId, result.seq, delivery);
       session.noteExpiry(delivery.message.expiresAt);
       if (delivery.qos === 0) session.queuedQos0 += 1;
       return "queued";
@@ -152,7 +152,7 @@ export function pump(session: Session, ctx: DeliveryContext): void {
     const fresh = { packetId, phase: "publish" as const };
     session.assigned.set(head.seq, fresh);
     session.seqByPacketId.set(packetId, head.seq);
-    ctx.store.deliveryAssigned(session.clientId, head.seq, fresh);
+    if (session.durable) ctx.store.deliveryAssigned(session.clientId, head.seq, fresh);
     if (owner.sink.publish(outbound(head, packetId, false, ctx.now))) ctx.stats.sent += 1;
     else dropRefused(session, head.seq, ctx);
   }
@@ -204,6 +204,6 @@ export function received(session: Session, packetId: number, ctx: DeliveryContex
   const assigned = seq === undefined ? undefined : session.assigned.get(seq);
   if (seq === undefined || assigned === undefined) return false;
   assigned.phase = "pubrel";
-  ctx.store.deliveryAssigned(session.clientId, seq, assigned);
+  if (session.durable) ctx.store.deliveryAssigned(session.clientId, seq, assigned);
   return true;
 }

@@ -112,6 +112,15 @@ export class Session implements ReadonlySession {
   get seqByPacketId(): Map<number, number> {
     return (this.#seqByPacketId ??= new Map());
   }
+  /**
+   * Whether the session outlives its connection (a Session Expiry Interval above 0). Only such a
+   * session's queue and QoS 2 state go to the store: one that ends with its connection ends with
+   * the process too, so a restart or an adopting node could never resume it, and its interval can
+   * never be raised from 0 [MQTT-3.14.2-2] (nor is it ever resumed, see `connect`).
+   */
+  get durable(): boolean {
+    return this.expiryInterval !== 0;
+  }
   /** Inbound QoS 2 packet ids received and not yet released by PUBREL. */
   get inboundQos2(): Set<number> {
     return (this.#inboundQos2 ??= new Set());

@@ -29,7 +29,9 @@ export function disconnect(state: RouterState, clientId: string, generation: num
   const now = state.clock.now();
   session.owner = undefined;
   session.requeueInflight();
-  if (options.sessionExpiryInterval !== undefined) session.expiryInterval = Math.min(options.sessionExpiryInterval, state.settings.maxSessionExpiry);
+  // A session that ends with its connection stays one: nothing of its queue was stored
+  // [MQTT-3.14.2-2].
+  if (options.sessionExpiryInterval !== undefined && session.durable) session.expiryInterval = Math.min(options.sessionExpiryInterval, state.settings.maxSessionExpiry);
   session.disconnectedAt = now;
   state.store.sessionSaved({ clientId, expiryInterval: session.expiryInterval, generation, disconnectedAt: now });
 
@@ -92,7 +94,7 @@ function dropExpiredMessages(state: RouterState, now: number): void {
   for (const session of state.sessions.values()) {
     if (session.owner !== undefined || session.earliestExpiry === undefined || session.earliestExpiry > now) continue;
     const removed = session.queue.removeWhere((e) => !session.assigned.has(e.seq) && e.value.message.expiresAt !== undefined && e.value.message.expiresAt <= now);
-    for (const entry of removed) state.store.deliveryRemoved(session.clientId, entry.seq);
+    if (session.durable) for (const entry of removed) state.store.deliveryRemoved(session.clientId, entry.seq);
     if (removed.length > 0) state.stats.drop("expired", removed.length);
     session.recomputeEarliestExpiry();
   }
