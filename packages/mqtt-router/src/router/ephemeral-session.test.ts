@@ -8,22 +8,10 @@ import { message, newRouter, online, sub } from "./router.test-helpers.js";
 /** A store that notes which client each queue or QoS 2 change was for, and keeps the rest. */
 class ClientLog extends SnapshotStore implements RouterStore {
   readonly clients: string[] = [];
-  override deliveryQueued(...args: Parameters<RouterStore["deliveryQueued"]>): void {
-    this.clients.push(`queued ${args[0]}`);
-    super.deliveryQueued(...args);
-  }
-  override deliveryAssigned(...args: Parameters<RouterStore["deliveryAssigned"]>): void {
-    this.clients.push(`assigned ${args[0]}`);
-    super.deliveryAssigned(...args);
-  }
-  override deliveryRemoved(...args: Parameters<RouterStore["deliveryRemoved"]>): void {
-    this.clients.push(`removed ${args[0]}`);
-    super.deliveryRemoved(...args);
-  }
-  override inboundQos2Changed(...args: Parameters<RouterStore["inboundQos2Changed"]>): void {
-    this.clients.push(`qos2 ${args[0]}`);
-    super.inboundQos2Changed(...args);
-  }
+  override deliveryQueued(...a: Parameters<RouterStore["deliveryQueued"]>): void { this.clients.push(`queued ${a[0]}`); super.deliveryQueued(...a); }
+  override deliveryAssigned(...a: Parameters<RouterStore["deliveryAssigned"]>): void { this.clients.push(`assigned ${a[0]}`); super.deliveryAssigned(...a); }
+  override deliveryRemoved(...a: Parameters<RouterStore["deliveryRemoved"]>): void { this.clients.push(`removed ${a[0]}`); super.deliveryRemoved(...a); }
+  override inboundQos2Changed(...a: Parameters<RouterStore["inboundQos2Changed"]>): void { this.clients.push(`qos2 ${a[0]}`); super.inboundQos2Changed(...a); }
 }
 
 describe("a session that ends with its connection", () => {
