@@ -6,13 +6,14 @@
 // once the subscriber has resumed) or on a node that lives, publishing on through the kill: what
 // it published while the subscriber's node was dead reaches the subscriber through the routes
 // stream and the replay of its move.
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../e2e/harness.test-helpers.js";
-import { children, freePort, kill, startBroker } from "../e2e/broker-process.test-helpers.js";
+import { children, kill, startBrokerOnAnyPort } from "../e2e/broker-process.test-helpers.js";
 import { hasRedis } from "./redis.test-helpers.js";
 import { startRedis, type RedisProcess } from "./redis-process.js";
 
@@ -34,16 +35,15 @@ afterEach(async () => {
   await Promise.all([...children].map(kill));
 });
 
-/** Three nodes of one cluster (a fresh key prefix per test), on known MQTT ports. */
-async function threeNodes(): Promise<{ readonly ports: readonly number[]; readonly nodes: readonly Awaited<ReturnType<typeof startBroker>>[] }> {
+/** Three nodes of one cluster (a fresh key prefix per test), each on the MQTT port it bound. */
+async function threeNodes(): Promise<{ readonly ports: readonly number[]; readonly nodes: readonly ChildProcess[] }> {
   const prefix = `kill${String(prefixes++)}:`;
-  const ports = [await freePort(), await freePort(), await freePort()];
-  const nodes = await Promise.all(
-    ports.map((port, i) =>
-      startBroker(port, join(dir, `n${String(i)}`), ["--storage", "redis", "--redis-url", redis?.url ?? "", "--redis-prefix", prefix, "--node-id", `n${String(i)}`, "--node-timeout-ms", "1000"], 55_000),
+  const started = await Promise.all(
+    [0, 1, 2].map((i) =>
+      startBrokerOnAnyPort(join(dir, `n${String(i)}`), ["--storage", "redis", "--redis-url", redis?.url ?? "", "--redis-prefix", prefix, "--node-id", `n${String(i)}`, "--node-timeout-ms", "1000"], 55_000),
     ),
   );
-  return { ports, nodes };
+  return { ports: started.map((s) => s.port), nodes: started.map((s) => s.child) };
 }
 
 function connect(options: mqtt.IClientOptions): Promise<MqttClient> {

@@ -1,28 +1,29 @@
 // Test-only: the real broker entry point as a child process with SQLite storage, for SIGKILL tests.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 
 const appDir = new URL("../../", import.meta.url).pathname;
 
 /** Broker processes still running; kill them after each test. */
 export const children = new Set<ChildProcess>();
 
-/** A TCP port free on 127.0.0.1 right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
-
 /**
  * Starts the broker on `port` with SQLite storage in `dataDir` and resolves once it listens.
  * `lifetimeMs` bounds how long it may run (it is SIGKILLed then, so a failed test never leaks it).
  */
 export async function startBroker(port: number, dataDir: string, extraArgs: readonly string[] = [], lifetimeMs = 50_000): Promise<ChildProcess> {
+  return (await spawnBroker(port, dataDir, extraArgs, lifetimeMs)).child;
+}
+
+/**
+ * {@link startBroker} on a port the broker binds itself (port 0), resolving with that port: a port
+ * probed free and handed over could be taken by another process before the broker binds it.
+ */
+export function startBrokerOnAnyPort(dataDir: string, extraArgs: readonly string[] = [], lifetimeMs = 50_000): Promise<{ readonly child: ChildProcess; readonly port: number }> {
+  return spawnBroker(0, dataDir, extraArgs, lifetimeMs);
+}
+
+async function spawnBroker(port: number, dataDir: string, extraArgs: readonly string[], lifetimeMs: number): Promise<{ readonly child: ChildProcess; readonly port: number }> {
   const child = spawn(
     process.execPath,
     ["--import", "tsx", "--conditions=@handoff/source", "src/main.ts", "--host", "127.0.0.1", "--port", String(port), "--ws-port", "0", "--http-port", "0", "--data-dir", dataDir, "--storage", "sqlite", ...extraArgs],
@@ -34,12 +35,17 @@ export async function startBroker(port: number, dataDir: string, extraArgs: read
     clearTimeout(timer);
     children.delete(child);
   });
-  // Read stdout until the "listening" line; keep draining it after, so the child never blocks.
-  return new Promise<ChildProcess>((resolve, reject) => {
+  // Read stdout until the "listening" line (which names the ports bound); keep draining it after,
+  // so the child never blocks.
+  return new Promise((resolve, reject) => {
     let text = "";
     child.stdout.on("data", (chunk: Buffer) => {
       text += chunk.toString();
-      if (text.includes('"broker listening"')) resolve(child);
+      const line = text.split("\n").find((l) => l.includes('"broker listening"'));
+      if (line === undefined) return;
+      const bound = (JSON.parse(line) as { mqtt?: unknown }).mqtt;
+      if (typeof bound === "number") resolve({ child, port: bound });
+      else reject(new Error(`broker listening line without an MQTT port: ${line}`));
     });
     child.once("exit", (code) => {
       reject(new Error(`broker exited (${String(code)}) before it listened: ${text}`));

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
-import { freePort, kill, startBroker } from "./broker-process.test-helpers.js";
+import { kill, startBroker, startBrokerOnAnyPort } from "./broker-process.test-helpers.js";
 import { deliveryViolations, type Published, type Received } from "./delivery-oracle.test-helpers.js";
 import type { Got } from "./harness.test-helpers.js";
 import { seededRandom } from "./seeded-random.test-helpers.js";
@@ -249,12 +249,14 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   const config = join(root, "broker.yaml");
   // Bounds no run comes near: every message is owed to every subscriber, none dropped by policy.
   writeFileSync(config, "limits:\n  maxQueuedMessages: 10000000\n  maxQueuedBytes: 10000000000\n");
-  const port = await freePort();
-  const url = `mqtt://127.0.0.1:${String(port)}`;
   // Each process may live for the whole run; the helper's own bound only catches a leak.
   const lifetime = kills * options.gapMs[1] + options.tailMs + (options.drainMs ?? 30_000) + 120_000;
+  // The first process binds a port of its own; every restart takes that port again.
+  const first = await startBrokerOnAnyPort(dataDir, ["--config", config], lifetime);
+  const port = first.port;
+  const url = `mqtt://127.0.0.1:${String(port)}`;
   const start = (): Promise<ChildProcess> => startBroker(port, dataDir, ["--config", config], lifetime);
-  let broker = await start();
+  let broker = first.child;
   const connacks = new Connacks();
   const clients: MqttClient[] = [];
   const problems: string[] = [];

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterEach, describe, expect, it } from "vitest";
-import { children, freePort, kill, startBroker } from "./broker-process.test-helpers.js";
+import { children, kill, startBroker, startBrokerOnAnyPort } from "./broker-process.test-helpers.js";
 import { until } from "./harness.test-helpers.js";
 
 const clients = new Set<MqttClient>();
@@ -29,8 +29,10 @@ interface Seen {
 async function crashRun(qos: 1 | 2, killAfterMs: number): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "handoff-crash-"));
   dirs.push(dataDir);
-  const port = await freePort();
-  let broker = await startBroker(port, dataDir);
+  // The first process binds a port of its own; restarts take that port again.
+  const started = await startBrokerOnAnyPort(dataDir);
+  const port = started.port;
+  let broker = started.child;
   const url = `mqtt://127.0.0.1:${String(port)}`;
 
   // The subscriber keeps one client object across the restart, so its QoS 2 receive state
@@ -112,8 +114,9 @@ describe("crash recovery (SIGKILL, restart on the same data directory)", () => {
   it("keeps retained messages and unexpired sessions, and drops expired ones", { timeout: 60_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "handoff-crash-"));
     dirs.push(dataDir);
-    const port = await freePort();
-    let broker = await startBroker(port, dataDir);
+    const started = await startBrokerOnAnyPort(dataDir);
+    const port = started.port;
+    let broker = started.child;
     const url = `mqtt://127.0.0.1:${String(port)}`;
     const connect = async (options: mqtt.IClientOptions) => {
       const c = mqtt.connect(url, { protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 3000, ...options });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import mqtt from "mqtt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, kill, startBroker } from "./broker-process.test-helpers.js";
+import { kill, startBrokerOnAnyPort } from "./broker-process.test-helpers.js";
 import { collect, until } from "./harness.test-helpers.js";
 
 const run = promisify(execFile);
@@ -78,8 +78,8 @@ async function startSuiteBroker(): Promise<{ port: number; dir: string }> {
   dirs.push(dir);
   writeFileSync(join(dir, "acl"), ACL);
   writeFileSync(join(dir, "broker.yaml"), CONFIG);
-  const port = await freePort();
-  brokers.push(await startBroker(port, dir, ["--storage", "memory", "--acl-file", join(dir, "acl"), "--config", join(dir, "broker.yaml")], RUN_LIMIT_MS + 30_000));
+  const { child, port } = await startBrokerOnAnyPort(dir, ["--storage", "memory", "--acl-file", join(dir, "acl"), "--config", join(dir, "broker.yaml")], RUN_LIMIT_MS + 30_000);
+  brokers.push(child);
   brokerPorts.push(port);
   return { port, dir };
 }
