@@ -16,17 +16,15 @@ type Bag = Record<string, unknown>;
 
 /**
  * mqtt-packet keeps User Properties in an object (name -> value or values), which loses the order
- * between different names. Our form is grouped the same way before comparing: by name in order
- * of first appearance, values in order.
+ * between different names. Our form is grouped the same way before comparing: by name in the
+ * order an object lists its keys (integer-like names such as "0" first, ascending, then the others
+ * in order of first appearance), values in order.
  */
 export function groupUserProperties(pairs: readonly UserProperty[]): UserProperty[] {
-  const byName = new Map<string, string[]>();
-  for (const [k, v] of pairs) {
-    const list = byName.get(k);
-    if (list === undefined) byName.set(k, [v]);
-    else list.push(v);
-  }
-  return [...byName].flatMap(([k, vs]) => vs.map((v): UserProperty => [k, v]));
+  // An object, not a Map: its key order is the one mqtt-packet's object hands back.
+  const byName: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  for (const [k, v] of pairs) (byName[k] ??= []).push(v);
+  return Object.entries(byName).flatMap(([k, vs]) => vs.map((v): UserProperty => [k, v]));
 }
 
 function normalizeProps(p: Properties): Properties {
