@@ -104,6 +104,14 @@ export class ClusterKeys {
     return `${this.prefix}routebase:${clientId}`;
   }
 
+  /**
+   * Hash client id → the cursor of its unsettled route base: the stream is not trimmed below any
+   * of them (a replay reads from there; routing/handoff-rules.ts trimFloor).
+   */
+  get routeBases(): string {
+    return `${this.prefix}routebases`;
+  }
+
   /** Every per-session key of `clientId` (deleted together when the session ends). */
   sessionKeys(clientId: string): string[] {
     return [this.subscriptions(clientId), this.deliveries(clientId), this.assigned(clientId), this.inboundQos2(clientId), this.routeBase(clientId)];

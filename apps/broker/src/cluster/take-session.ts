@@ -8,17 +8,20 @@
 import type { Redis } from "ioredis";
 import type { ClusterKeys } from "./keys.js";
 import type { Claim } from "./ownership.js";
+import type { RouteBase } from "./routing/handoff-rules.js";
 import { RedisScript } from "./redis-script.js";
 
 // KEYS: tokens counter, owner key, sessions hash, wills hash, the session's subscriptions,
-// deliveries, assigned, inbound QoS 2 and route base keys, the cursors hash, the routes stream.
+// deliveries, assigned, inbound QoS 2 and route base keys, the cursors hash, the routes stream,
+// the route bases' cursors hash (what holds the stream's trim, see routing/handoff-rules.ts).
 // ARGV: node, held token or "", node channel prefix, client id, the token the owner must still
 // hold or "" (a dead node's session, taken by a survivor). Returns {1} when the held token is
 // current, {2} when the owner's token is not the expected one; else {0, token, previous node or
 // "", previous token or "", then when a session is stored: the route base (node, cursor, tip; ""
 // when no node held it), record, will or "", subscriptions, deliveries, assigned (flat
-// field/value lists), inbound QoS 2 ids}. A session another node held gets its route base here,
-// kept until the new owner commits its replay (routing/handoff.ts).
+// field/value lists), inbound QoS 2 ids}. A session another node held gets its route base here
+// (routeBaseOnClaim in routing/handoff-rules.ts is the same rule), kept until the new owner
+// commits its replay (routing/handoff.ts); its cursor holds the stream's trim meanwhile.
 const TAKE_SESSION = new RedisScript(`
 local current = redis.call('HGET', KEYS[2], 'token')
 if ARGV[2] ~= '' and current == ARGV[2] then return {1} end
@@ -39,6 +42,7 @@ if not base[1] and previous ~= '' then
   if last[1] then tip = last[1][1] end
   base = {previous, redis.call('HGET', KEYS[10], previous) or tip, tip}
   redis.call('HSET', KEYS[9], 'node', base[1], 'cursor', base[2], 'tip', base[3])
+  redis.call('HSET', KEYS[12], ARGV[4], base[2])
 end
 reply[5] = base[1] or ''
 reply[6] = base[2] or ''
@@ -62,16 +66,6 @@ export interface RawSession {
   readonly inboundQos2: readonly string[];
 }
 
-/**
- * What a moved session's stored queue holds of the routes stream: every entry up to `cursor` that
- * node `node` routed from others, and every entry up to `tip` that `node` appended itself (its
- * own publishes were routed there when they were accepted).
- */
-export interface RouteBase {
-  readonly node: string;
-  readonly cursor: string;
-  readonly tip: string;
-}
 
 /** The outcome of {@link takeSessionScript}. */
 export type Taken =
@@ -127,7 +121,7 @@ function parse(reply: unknown): Taken {
 const run = (redis: Redis, keys: ClusterKeys, nodeId: string, clientId: string, held: string | undefined, expected: string | undefined): Promise<unknown> =>
   TAKE_SESSION.runBuffer(
     redis,
-    [keys.tokens, keys.owner(clientId), keys.sessions, keys.wills, ...keys.sessionKeys(clientId), keys.cursors, keys.routes],
+    [keys.tokens, keys.owner(clientId), keys.sessions, keys.wills, ...keys.sessionKeys(clientId), keys.cursors, keys.routes, keys.routeBases],
     [nodeId, held ?? "", keys.nodeChannel(""), clientId, expected ?? ""],
   );
 

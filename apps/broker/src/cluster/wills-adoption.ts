@@ -13,7 +13,7 @@ import type { Router, SessionSnapshot } from "@handoff/mqtt-router";
 import type { Redis } from "ioredis";
 import type { ClusterKeys } from "./keys.js";
 import type { SettleMoved } from "./routing/handoff.js";
-import type { RouteBase } from "./take-session.js";
+import type { RouteBase } from "./routing/handoff-rules.js";
 
 /** What adoption needs of the store (RedisStore.takeOrphan). */
 export interface OrphanSource {

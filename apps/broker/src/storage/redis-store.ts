@@ -22,7 +22,8 @@ import { ClusterKeys } from "../cluster/keys.js";
 import { fencedBatch, Ownership } from "../cluster/ownership.js";
 import { openRoute, RouteAppends } from "../cluster/routing/route-appends.js";
 import type { ShareChange } from "../cluster/routing/route-entry.js";
-import { takeOrphanScript, takeSessionScript, type RouteBase } from "../cluster/take-session.js";
+import type { RouteBase } from "../cluster/routing/handoff-rules.js";
+import { takeOrphanScript, takeSessionScript } from "../cluster/take-session.js";
 import { COMMITTED, newTicket, type Ticket } from "./commit-ticket.js";
 import { StoreError, StoreOpenError } from "./errors.js";
 import { encodeAssigned, encodeDelivery, encodeMessage, encodeSession, encodeSubscription, encodeWill } from "./redis-codec.js";
@@ -257,9 +258,10 @@ export class RedisStore implements RouterStore {
     this.#record(undefined, ["HSET", this.#keys.cursors, this.#nodeId, id]);
   }
 
-  /** A moved session's replay is recorded: its route base goes in the same fenced batch. */
+  /** A moved session's replay is recorded: its route base (and its hold on the trim) goes in the same fenced batch. */
   routeBaseSettled(clientId: string): void {
     this.#record(clientId, ["DEL", this.#keys.routeBase(clientId)]);
+    this.#record(clientId, ["HDEL", this.#keys.routeBases, clientId]);
   }
 
   /**
@@ -318,6 +320,7 @@ export class RedisStore implements RouterStore {
   sessionDeleted(clientId: string): void {
     const k = this.#keys;
     this.#record(clientId, ["DEL", ...k.sessionKeys(clientId)]);
+    this.#record(clientId, ["HDEL", k.routeBases, clientId]);
     this.#record(clientId, ["HDEL", k.sessions, clientId]);
     this.#record(clientId, ["HDEL", k.wills, clientId]);
   }

@@ -23,7 +23,8 @@ import { parseShareFields } from "./route-entry.js";
 import { RouteReader } from "./route-reader.js";
 import { RoutingCounters } from "./routing-metrics.js";
 import type { SharedGroupsRouting } from "./shared-groups.js";
-import { compareIds, earliestId } from "./stream-id.js";
+import { trimFloor } from "./handoff-rules.js";
+import { compareIds } from "./stream-id.js";
 
 /** Settings of {@link startClusterRouting}. */
 export interface ClusterRoutingOptions {
@@ -55,6 +56,8 @@ export interface ClusterRouting {
   published(message: Message): void;
   /** True while the slowest node has more than `maxStreamBacklog` entries unread (publishers here are held). */
   readonly backlogged: () => boolean;
+  /** Trims the stream and samples the lag and backlog now (what the housekeeping timer runs). */
+  housekeep(): Promise<void>;
   /** A node was found dead (and taken out of the cluster's set) here: its shared-group memberships go. */
   nodeDead(node: string): void;
   /** Stops reading (the store closes on its own). */
@@ -136,8 +139,9 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
       reader.start();
     });
   const handoff = { store, reader, query, stream: keys.routes, now: options.now ?? Date.now, groups };
+  const housekeep = (): Promise<void> => trimAndSample(query, keys, reader.position, counters, options.maxStreamBacklog);
   const housekeeping = setInterval(() => {
-    void trimAndSample(query, keys, reader.position, counters, options.maxStreamBacklog).catch((err: unknown) => {
+    void housekeep().catch((err: unknown) => {
       log.debug({ err }, "routes stream: housekeeping failed");
     });
   }, options.housekeepingMs ?? 250);
@@ -153,6 +157,7 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
     settleMoved: settleMovedSession(handoff),
     counters,
     backlogged: () => counters.backlogged,
+    housekeep,
     nodeDead: (node) => {
       groups.nodeDead(node);
     },
@@ -166,11 +171,12 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
 
 type Query = ReturnType<RedisStore["connection"]>;
 
-// Trims the stream below the slowest committed cursor (every entry a node still has to read, or a
-// moving session's replay may need, is after it), so what is left is the slowest node's backlog,
-// and samples this node's lag behind the tip.
+// Trims the stream below the slowest committed cursor and every unsettled route base's cursor
+// (every entry a node still has to read, or a moving session's replay may need, is after the
+// earliest of them: trimFloor), so what is left is the slowest reader's backlog, and samples this
+// node's lag behind the tip.
 async function trimAndSample(query: Query, keys: ClusterKeys, position: string, counters: RoutingCounters, maxBacklog: number): Promise<void> {
-  const slowest = earliestId(await query.hvals(keys.cursors));
+  const slowest = await trimFloorOf(query, keys);
   // One round trip for the rest (this runs four times a second on every node).
   const pipeline = query.pipeline();
   if (slowest !== undefined) pipeline.xtrim(keys.routes, "MINID", slowest);
@@ -183,4 +189,14 @@ async function trimAndSample(query: Query, keys: ClusterKeys, position: string, 
   const last = (xrevrange?.[1] as [string, string[]][] | undefined)?.[0]?.[0];
   const behind = last === undefined || compareIds(last, position) <= 0 ? 0 : Number(last.split("-")[0]) - Number(position.split("-")[0]);
   counters.lagMs = Math.max(0, behind);
+}
+
+/** The routes stream's {@link trimFloor}, its two hashes read in one MULTI (one snapshot). */
+async function trimFloorOf(query: Query, keys: ClusterKeys): Promise<string | undefined> {
+  const replies = await query.multi().hvals(keys.cursors).hvals(keys.routeBases).exec();
+  if (replies === null) throw new Error("routes stream: the trim's read was discarded");
+  const failed = replies.find(([err]) => err !== null)?.[0];
+  if (failed) throw failed;
+  const [cursors, bases] = replies.map(([, value]) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []));
+  return trimFloor(cursors ?? [], bases ?? []);
 }

@@ -19,12 +19,12 @@ import type { Message, Router, SessionSnapshot, ShareDecisions } from "@handoff/
 import type { Redis } from "ioredis";
 import type { RedisStore } from "../../storage/redis-store.js";
 import { giveUpSession, type Displaceable } from "../session-handoff.js";
-import type { RouteBase } from "../take-session.js";
 import { replayInto, sessionShareKeys, type ReplayItem } from "./replay.js";
+import { owedEntries, replayTarget, type RouteBase } from "./handoff-rules.js";
 import { OriginsSeen, type OriginTag, type RouteEntry } from "./route-entry.js";
 import { readRange, type RouteReader } from "./route-reader.js";
 import type { SharedGroupsRouting } from "./shared-groups.js";
-import { compareIds, laterId } from "./stream-id.js";
+import { compareIds } from "./stream-id.js";
 
 /** What {@link loadSessionRouted} works with. */
 export interface HandoffDeps {
@@ -61,7 +61,7 @@ export function settleMovedSession(deps: HandoffDeps): SettleMoved {
       install(stored);
       return;
     }
-    await deps.reader.hold(laterId(routeBase.cursor, routeBase.tip), async (position) => {
+    await deps.reader.hold(replayTarget(routeBase), async (position) => {
       const entries = compareIds(position, routeBase.cursor) > 0 ? await readRange(deps.query, deps.stream, routeBase.cursor, position) : [];
       // One synchronous run from here to the install: what this node appends from then on is
       // routed into the session here, what it appended before is in the replay. A dead node's
@@ -112,6 +112,7 @@ function owedItems(store: RedisStore, base: RouteBase, entries: readonly RouteEn
     return { message, shareKeys };
   };
   const seen = new OriginsSeen();
-  const owed = entries.flatMap((e) => (e.kind === "message" && seen.fresh(e.origin) && !(e.origin.node === base.node && compareIds(e.id, base.tip) <= 0) ? [item(e.origin, e.message, e.shares)] : []));
-  return [...owed, ...store.appends.unread().map((u) => item(u.tag, u.message, u.shares))];
+  const messages = entries.flatMap((e) => (e.kind === "message" ? [e] : []));
+  const unread = store.appends.unread().map((u) => ({ origin: u.tag, message: u.message, shares: u.shares }));
+  return owedEntries(base, messages, unread, (origin) => seen.fresh(origin)).map((e) => item(e.origin, e.message, e.shares));
 }
