@@ -20,6 +20,7 @@ import { ClusterKeys } from "./cluster/keys.js";
 import { startLivenessLoop, type LivenessLoop } from "./cluster/liveness-loop.js";
 import { registerClusterMetrics } from "./cluster/liveness-metrics.js";
 import { clusterRouterOptions, startClusterRouting, type ClusterRouting } from "./cluster/routing/cluster-routing.js";
+import { settleAtStart } from "./cluster/routing/settle-at-start.js";
 import { SharedGroupsRouting } from "./cluster/routing/shared-groups.js";
 import { observeRouting } from "./cluster/routing/routing-metrics.js";
 import { giveUpSession } from "./cluster/session-handoff.js";
@@ -249,7 +250,11 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
     if (giveUpSession(broker.router, clientId)) log.warn({ clientId }, "session claimed by another node; its connection here is closed (0x8E)");
   };
   // In a cluster every message accepted here goes to the other nodes too.
-  if (redis !== undefined && groups !== undefined) routing = startClusterRouting({ router: broker.router, store: redis.store, groups, holdFor: (congested) => broker.holdFor(congested), maxStreamBacklog: config.cluster.maxStreamBacklog, log });
+  if (redis !== undefined && groups !== undefined) {
+    routing = startClusterRouting({ router: broker.router, store: redis.store, groups, holdFor: (congested) => broker.holdFor(congested), maxStreamBacklog: config.cluster.maxStreamBacklog, log });
+    if (redis.store.unsettled.length > 0) log.info({ sessions: redis.store.unsettled.length }, "settling the sessions whose move here a stop interrupted");
+    await settleAtStart(redis.store.unsettled, routing.settleMoved, broker.router);
+  }
   const metrics = createBrokerMetrics({ processMetrics: extra.processMetrics });
   metrics.observeRouter(broker.router);
   metrics.observeConnections(() => broker.connections);

@@ -18,12 +18,12 @@ import { RedisScript } from "./redis-script.js";
 // args...]. The fence is "token:<t>" (apply while the owner's token is t), "claim:<node>" (take
 // the next token, make node the owner, tell the previous owner's channel, then apply) or
 // "claimed" (apply: an earlier group of this batch claimed the id). Returns {refused group
-// indexes, {group index, token, previous node or "", previous token or ""} per claim}. One script: the groups apply
-// atomically, in order.
+// indexes, {group index, token, previous node or "", previous token or ""} per claim, the id of
+// every XADD applied, in order}. One script: the groups apply atomically, in order.
 const FENCED_BATCH = new RedisScript(`
 local i = 3
 local group = 0
-local refused, claims, claimed = {}, {}, {}
+local refused, claims, claimed, appended = {}, {}, {}, {}
 while i <= #ARGV do
   local owner, fence, count = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   i = i + 3
@@ -50,12 +50,15 @@ while i <= #ARGV do
   if not ok then refused[#refused + 1] = group end
   for _ = 1, count do
     local argc = tonumber(ARGV[i])
-    if ok then redis.call(unpack(ARGV, i + 1, i + argc)) end
+    if ok then
+      local result = redis.call(unpack(ARGV, i + 1, i + argc))
+      if ARGV[i + 1] == 'XADD' then appended[#appended + 1] = result end
+    end
     i = i + argc + 1
   end
   group = group + 1
 end
-return {refused, claims}
+return {refused, claims, appended}
 `);
 
 /** A claim's result. */
@@ -129,6 +132,8 @@ export interface BatchResult {
   readonly refused: readonly number[];
   /** What each claiming group got, by group index. */
   readonly claims: ReadonlyMap<number, Claim>;
+  /** The stream id of every XADD applied, in the batch's order. */
+  readonly appended: readonly string[];
 }
 
 function fenceArg(fence: Fence): string {
@@ -147,6 +152,7 @@ function fenceArg(fence: Fence): string {
 }
 
 const isNumberList = (value: unknown): value is number[] => Array.isArray(value) && value.every((v) => typeof v === "number");
+const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === "string");
 
 /**
  * Runs every group in one atomic script, each fenced group only while its fence holds. Every
@@ -159,15 +165,15 @@ export async function fencedBatch(redis: Redis, keys: ClusterKeys, groups: reado
     args.push(g.fence?.ownerKey ?? "", g.fence === undefined ? "" : fenceArg(g.fence), String(g.commands.length));
     for (const command of g.commands) args.push(String(command.length), ...command);
   }
-  if (groups.length === 0) return { refused: [], claims: new Map() };
+  if (groups.length === 0) return { refused: [], claims: new Map(), appended: [] };
   const reply = await FENCED_BATCH.run(redis, [keys.tokens], args);
-  const [refused, claims] = Array.isArray(reply) ? (reply as unknown[]) : [];
-  if (!isNumberList(refused) || !Array.isArray(claims)) throw new Error(`unexpected batch reply ${JSON.stringify(reply)}`);
+  const [refused, claims, appended = []] = Array.isArray(reply) ? (reply as unknown[]) : [];
+  if (!isNumberList(refused) || !Array.isArray(claims) || !isStringList(appended)) throw new Error(`unexpected batch reply ${JSON.stringify(reply)}`);
   const claimed = new Map<number, Claim>();
   for (const entry of claims as unknown[]) {
     const [group, token, previous, previousToken] = Array.isArray(entry) ? (entry as unknown[]) : [];
     if (typeof group !== "number" || typeof token !== "number" || typeof previous !== "string" || typeof previousToken !== "string") throw new Error(`unexpected claim in batch reply ${JSON.stringify(reply)}`);
     claimed.set(group, { token: String(token), previousNode: previous === "" ? undefined : previous, previousToken: previousToken === "" ? undefined : previousToken });
   }
-  return { refused, claims: claimed };
+  return { refused, claims: claimed, appended };
 }

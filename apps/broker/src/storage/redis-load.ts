@@ -5,6 +5,7 @@
  */
 import type { Redis } from "ioredis";
 import type { ClusterKeys } from "../cluster/keys.js";
+import type { RouteBase } from "../cluster/routing/handoff-rules.js";
 import type { RawSession } from "../cluster/take-session.js";
 import { decodeAssigned, decodeDelivery, decodeMessage, decodeSession, decodeSubscription, decodeWill } from "./redis-codec.js";
 import type { RouterSnapshot, SessionSnapshot, StoredDelivery } from "./snapshot.js";
@@ -59,4 +60,23 @@ export async function loadRedisSnapshot(redis: Redis, keys: ClusterKeys, include
       .map(([clientId, value]) => readSession(redis, keys, clientId, value, wills[clientId])),
   );
   return { sessions: snapshots, retained: Object.values(retained).map(decodeMessage) };
+}
+
+/** A session restored at start whose route base still waits for its replay (RedisStore.unsettled). */
+export interface UnsettledSession {
+  readonly stored: SessionSnapshot;
+  readonly routeBase: RouteBase;
+}
+
+/** The sessions of `loaded` whose route base is still in Redis, apart from the rest. */
+export async function apartUnsettled(redis: Redis, keys: ClusterKeys, loaded: RouterSnapshot): Promise<{ readonly snapshot: RouterSnapshot; readonly unsettled: UnsettledSession[] }> {
+  const bases = await Promise.all(loaded.sessions.map((s) => redis.hgetall(keys.routeBase(s.record.clientId))));
+  const unsettled: UnsettledSession[] = [];
+  const sessions = loaded.sessions.filter((stored, i) => {
+    const { node, cursor, tip } = bases[i] ?? {};
+    if (node === undefined || cursor === undefined || tip === undefined) return true;
+    unsettled.push({ stored, routeBase: { node, cursor, tip } });
+    return false;
+  });
+  return { snapshot: { ...loaded, sessions }, unsettled };
 }

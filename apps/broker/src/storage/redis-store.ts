@@ -27,8 +27,8 @@ import { takeOrphanScript, takeSessionScript } from "../cluster/take-session.js"
 import { COMMITTED, newTicket, type Ticket } from "./commit-ticket.js";
 import { StoreError, StoreOpenError } from "./errors.js";
 import { encodeAssigned, encodeDelivery, encodeMessage, encodeSession, encodeSubscription, encodeWill } from "./redis-codec.js";
-import { decodeRawSession, loadRedisSnapshot } from "./redis-load.js";
-import { RecordedWrites, toWriteGroups, type RecordedGroup } from "./redis-writes.js";
+import { apartUnsettled, decodeRawSession, loadRedisSnapshot, type UnsettledSession } from "./redis-load.js";
+import { appendsDropped, appendsSettled, RecordedWrites, toWriteGroups, type RecordedGroup } from "./redis-writes.js";
 import type { RouterSnapshot } from "./snapshot.js";
 import type { CommitInfo, StoreStats } from "./sqlite-store.js";
 
@@ -102,6 +102,12 @@ export class RedisStore implements RouterStore {
   #remote = false;
   /** The routes stream cursor this node had committed when it opened. */
   readonly routeCursor: string;
+  /**
+   * Sessions this node held whose route base was not settled when it stopped (it crashed between
+   * a claim and its replay's commit): not in {@link RedisStore.load}; the broker settles each
+   * (cluster routing's `settleMoved`) before it listens.
+   */
+  readonly unsettled: readonly UnsettledSession[];
   /** Client ids given up while a batch carrying their writes was in flight: a retry drops those writes. */
   readonly #abandoned = new Set<string>();
   #ticket: Ticket | undefined;
@@ -110,7 +116,7 @@ export class RedisStore implements RouterStore {
   #retryAt = 0;
   #closed = false;
 
-  private constructor(redis: Redis, options: RedisStoreOptions, snapshot: RouterSnapshot, claims: ReadonlyMap<string, string>, route: { readonly incarnation: number; readonly cursor: string }) {
+  private constructor(redis: Redis, options: RedisStoreOptions, snapshot: RouterSnapshot, claims: ReadonlyMap<string, string>, route: Awaited<ReturnType<typeof openRoute>>, unsettled: readonly UnsettledSession[]) {
     this.file = where(options.url);
     this.#redis = redis;
     this.#keys = new ClusterKeys(options.prefix ?? DEFAULT_REDIS_PREFIX);
@@ -120,7 +126,8 @@ export class RedisStore implements RouterStore {
     this.#wait = options.waitReplicas;
     this.#backoff = options.retryBackoffMs ?? { initial: 100, max: 5000 };
     this.#maxPendingBytes = options.maxPendingBytes ?? 64 * 1024 * 1024;
-    this.appends = new RouteAppends(options.nodeId, route.incarnation);
+    this.appends = new RouteAppends(options.nodeId, route.incarnation, route.earlier);
+    this.unsettled = unsettled;
     this.routeCursor = route.cursor;
     for (const [clientId, token] of claims) this.#tokens.set(clientId, token);
     for (const s of snapshot.sessions) this.#claimedGeneration.set(s.record.clientId, s.record.generation);
@@ -145,10 +152,11 @@ export class RedisStore implements RouterStore {
         const owner = await ownership.owner(clientId);
         if (owner !== undefined && owner.node !== options.nodeId) others.add(clientId);
       }
-      const snapshot = await loadRedisSnapshot(redis, keys, (clientId) => !others.has(clientId));
+      const loaded = await loadRedisSnapshot(redis, keys, (clientId) => !others.has(clientId));
       const claims = new Map<string, string>();
-      for (const s of snapshot.sessions) claims.set(s.record.clientId, (await ownership.claim(s.record.clientId)).token);
-      return new RedisStore(redis, options, snapshot, claims, await openRoute(redis, keys, options.nodeId));
+      for (const s of loaded.sessions) claims.set(s.record.clientId, (await ownership.claim(s.record.clientId)).token);
+      const { snapshot, unsettled } = await apartUnsettled(redis, keys, loaded);
+      return new RedisStore(redis, options, snapshot, claims, await openRoute(redis, keys, options.nodeId), unsettled);
     } catch (cause) {
       redis.disconnect();
       throw new StoreOpenError(where(options.url), "unreadable", cause instanceof Error ? cause.message : String(cause), { cause });
@@ -408,7 +416,9 @@ export class RedisStore implements RouterStore {
         // Nothing is known to be written: the groups go again first (every command is
         // idempotent, so a batch that did run and lost its reply is harmless to repeat).
         this.#inFlight = undefined;
-        this.#pending.restore(this.#abandoned.size === 0 ? groups : groups.filter((g) => g.clientId === undefined || !this.#abandoned.has(g.clientId)));
+        const retried = this.#abandoned.size === 0 ? groups : groups.filter((g) => g.clientId === undefined || !this.#abandoned.has(g.clientId));
+        if (retried.length < groups.length) appendsDropped(groups.filter((g) => !retried.includes(g)), this.appends);
+        this.#pending.restore(retried);
         this.stats.failures += 1;
         this.stats.consecutiveFailures += 1;
         this.#retryAt = performance.now() + Math.min(this.#backoff.max, this.#backoff.initial * 2 ** (this.stats.consecutiveFailures - 1));
@@ -424,7 +434,7 @@ export class RedisStore implements RouterStore {
   // Drops the unsent writes of a session copy this node gave up, also those of a batch in flight
   // should it fail and go again (they would carry the new token then).
   #abandon(clientId: string): void {
-    this.#pending.drop(clientId);
+    appendsDropped(this.#pending.drop(clientId), this.appends);
     if (this.#inFlight?.groups.some((g) => g.clientId === clientId) === true) this.#abandoned.add(clientId);
   }
 
@@ -444,6 +454,7 @@ export class RedisStore implements RouterStore {
       const clientId = groups[index]?.clientId;
       if (clientId !== undefined) refused.add(clientId);
     }
+    appendsSettled(groups, new Set(result.refused), result.appended, this.appends);
     return [...refused];
   }
 }

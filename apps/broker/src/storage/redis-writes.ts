@@ -61,14 +61,16 @@ export class RecordedWrites {
     return groups;
   }
 
-  /** Drops every recorded group of `clientId` (writes of a session copy this node gave up). */
-  drop(clientId: string): void {
+  /** Drops every recorded group of `clientId` (writes of a session copy this node gave up); returns them. */
+  drop(clientId: string): RecordedGroup[] {
     const kept = this.#groups.filter((g) => g.clientId !== clientId);
-    if (kept.length === this.#groups.length) return;
+    if (kept.length === this.#groups.length) return [];
+    const dropped = this.#groups.filter((g) => g.clientId === clientId);
     this.#groups = [];
     this.#bytes = 0;
     this.#commands = 0;
     this.restore(kept);
+    return dropped;
   }
 
   /** Puts groups back in front (a batch that failed goes again, before what came after it). */
@@ -99,4 +101,31 @@ export function toWriteGroups(groups: readonly RecordedGroup[], keys: ClusterKey
     else fence = { kind: "token", ownerKey, token: tokens.get(g.clientId) ?? "none" };
     return { fence, commands: g.commands };
   });
+}
+
+/** What learns each message append's fate (cluster/routing/route-appends.ts RouteAppends). */
+export interface AppendFates {
+  committed(command: Command, id: string): void;
+  dropped(command: Command): void;
+}
+
+/**
+ * Tells `appends` the fate of each XADD of a batch: committed as the next of `ids` (the script's
+ * ids of the XADDs it applied, in order), or dropped with its refused group (its publisher was
+ * fenced out: the message was never acknowledged, and is nobody's to replay).
+ */
+export function appendsSettled(groups: readonly RecordedGroup[], refused: ReadonlySet<number>, ids: readonly string[], appends: AppendFates): void {
+  let next = 0;
+  groups.forEach((g, index) => {
+    for (const command of g.commands) {
+      if (command[0] !== "XADD") continue;
+      if (refused.has(index)) appends.dropped(command);
+      else appends.committed(command, ids[next++] ?? "");
+    }
+  });
+}
+
+/** Tells `appends` that the XADDs of `groups` will never go out (their session was given up). */
+export function appendsDropped(groups: readonly RecordedGroup[], appends: AppendFates): void {
+  appendsSettled(groups, new Set(groups.keys()), [], appends);
 }

@@ -38,23 +38,28 @@ export function routeBaseOnClaim(existing: RouteBase | undefined, previousNode: 
 /** The position the new owner's reader must have routed up to before the replay is read. */
 export const replayTarget = (base: RouteBase): string => laterId(base.cursor, base.tip);
 
-/** An entry as the replay sees it: its stream id and who appended it. */
+/** An entry as the replay sees it: who appended it and, once known, its stream id. */
 export interface OwedCandidate {
-  readonly id: string;
+  readonly id?: string | undefined;
   readonly origin: OriginTag;
 }
 
 /**
  * The entries a moved session is owed besides its stored queue, in order: of `entries` (the
  * stream after `base.cursor` up to where this node's reader stands, message entries only) each
- * first copy except the base node's own up to `base.tip` (they are in the stored queue already),
- * then `unread`: this node's own appends its reader has not passed (they were routed here before
- * the session was).
+ * first copy, then `unread`: this node's own appends its reader has not passed (they were routed
+ * here before the session was; since a crash, those of the node's earlier runs after its cursor).
+ * Both leave out the base node's own appends up to `base.tip`: they are in the stored queue
+ * already. An unread append whose id is not known yet was committed after every claim this node
+ * has heard of, so after `base.tip`.
  */
-export function owedEntries<E extends OwedCandidate, U>(base: RouteBase, entries: readonly E[], unread: readonly U[], fresh: (origin: OriginTag) => boolean): (E | U)[] {
-  const owed: (E | U)[] = entries.filter((e) => fresh(e.origin) && !(e.origin.node === base.node && compareIds(e.id, base.tip) <= 0));
-  return [...owed, ...unread];
+export function owedEntries<E extends OwedCandidate, U extends OwedCandidate>(base: RouteBase, entries: readonly E[], unread: readonly U[], fresh: (origin: OriginTag) => boolean): (E | U)[] {
+  const held = (e: OwedCandidate): boolean => e.origin.node === base.node && e.id !== undefined && compareIds(e.id, base.tip) <= 0;
+  return [...entries.filter((e) => fresh(e.origin) && !held(e)), ...unread.filter((u) => !held(u))];
 }
+
+/** True when `a` was appended before `b` by the same node (earlier incarnation, or earlier in one). */
+export const appendedBefore = (a: OriginTag, b: OriginTag): boolean => a.incarnation < b.incarnation || (a.incarnation === b.incarnation && a.counter <= b.counter);
 
 /**
  * The id below which the routes stream may be trimmed: the earliest of every node's committed

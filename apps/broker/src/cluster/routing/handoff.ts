@@ -113,6 +113,6 @@ function owedItems(store: RedisStore, base: RouteBase, entries: readonly RouteEn
   };
   const seen = new OriginsSeen();
   const messages = entries.flatMap((e) => (e.kind === "message" ? [e] : []));
-  const unread = store.appends.unread().map((u) => ({ origin: u.tag, message: u.message, shares: u.shares }));
+  const unread = store.appends.unread().map((u) => ({ origin: u.tag, id: u.id, message: u.message, shares: u.shares }));
   return owedEntries(base, messages, unread, (origin) => seen.fresh(origin)).map((e) => item(e.origin, e.message, e.shares));
 }

@@ -8,20 +8,38 @@ import type { Message, ShareDecisions } from "@handoff/mqtt-router";
 import type { Redis } from "ioredis";
 import type { ClusterKeys } from "../keys.js";
 import { entryFields, shareChangeFields, shareField, type OriginTag, type ShareChange } from "./route-entry.js";
+import { appendedBefore } from "./handoff-rules.js";
+import { readRange } from "./route-reader.js";
 import { STREAM_START } from "./stream-id.js";
 
-/** One node's appends during one incarnation. */
+/** An append of this node its reader has not passed yet: a session moving here is owed it. */
+export interface UnreadAppend {
+  readonly tag: OriginTag;
+  readonly message: Message;
+  readonly shares: ShareDecisions;
+  /** Its stream id, once the batch that appended it has committed. */
+  id?: string;
+}
+
+/**
+ * One node's appends during one incarnation, and those of its earlier runs its reader has not
+ * passed (they count as unread too: a crash lost nothing of them but the memory that they were
+ * routed only where they were accepted).
+ */
 export class RouteAppends {
   readonly #node: string;
   readonly #incarnation: number;
   #counter = 0;
-  #unread: { readonly tag: OriginTag; readonly message: Message; readonly shares: ShareDecisions }[] = [];
+  #unread: UnreadAppend[] = [];
   /** Entries of #unread before this index are passed. */
   #head = 0;
+  /** The origin tag of each XADD command this node made, to name it when its batch's outcome is known. */
+  readonly #tags = new WeakMap<readonly (string | Buffer)[], OriginTag>();
 
-  constructor(node: string, incarnation: number) {
+  constructor(node: string, incarnation: number, earlier: readonly UnreadAppend[] = []) {
     this.#node = node;
     this.#incarnation = incarnation;
+    this.#unread = [...earlier];
   }
 
   /** The XADD of `message` to `stream`; the message counts as unread until {@link RouteAppends.passed}. */
@@ -29,7 +47,9 @@ export class RouteAppends {
     this.#counter += 1;
     const tag = this.#tag();
     this.#unread.push({ tag, message, shares });
-    return ["XADD", stream, "*", ...entryFields(tag, message, shares)];
+    const command = ["XADD", stream, "*", ...entryFields(tag, message, shares)];
+    this.#tags.set(command, tag);
+    return command;
   }
 
   /**
@@ -46,13 +66,39 @@ export class RouteAppends {
     return { node: this.#node, incarnation: this.#incarnation, counter: this.#counter };
   }
 
-  /** This node's reader passed its own entry (`incarnation`, `counter`): it and earlier ones are read. */
+  /** The message append `command` (from {@link RouteAppends.command}) was committed as entry `id`. */
+  committed(command: readonly (string | Buffer)[], id: string): void {
+    const tag = this.#tags.get(command);
+    const unread = tag === undefined ? undefined : this.#find(tag);
+    if (unread !== undefined) unread.id = id;
+  }
+
+  /**
+   * The message append `command` will never be committed: its publisher's writes were refused
+   * (another node claimed it) or dropped. It is nobody's unread message; replayed, it would
+   * reach sessions as a message never acknowledged.
+   */
+  dropped(command: readonly (string | Buffer)[]): void {
+    const tag = this.#tags.get(command);
+    const unread = tag === undefined ? undefined : this.#find(tag);
+    if (unread !== undefined) this.#unread.splice(this.#unread.indexOf(unread), 1);
+  }
+
+  #find(tag: OriginTag): UnreadAppend | undefined {
+    for (let i = this.#unread.length - 1; i >= this.#head; i--) {
+      const u = this.#unread[i];
+      if (u?.tag.incarnation === tag.incarnation && u.tag.counter === tag.counter) return u;
+    }
+    return undefined;
+  }
+
+  /** This node's reader passed its own entry (`incarnation`, `counter`): it and earlier ones (of earlier runs too) are read. */
   passed(incarnation: number, counter: number): void {
-    if (incarnation !== this.#incarnation) return;
     // Amortised O(1) per entry: the reader passes entries in order, often thousands behind the
     // appends under load, so the array is cut only once most of it is passed.
     const unread = this.#unread;
-    while (this.#head < unread.length && (unread[this.#head]?.tag.counter ?? Infinity) <= counter) this.#head += 1;
+    const at = { node: this.#node, incarnation, counter };
+    while (this.#head < unread.length && appendedBefore(unread[this.#head]?.tag ?? at, at)) this.#head += 1;
     if (this.#head === unread.length) {
       this.#unread = [];
       this.#head = 0;
@@ -62,23 +108,28 @@ export class RouteAppends {
     }
   }
 
-  /** The messages appended that the reader has not passed yet, in order, with their origin tags and shared-group decisions. */
-  unread(): { readonly tag: OriginTag; readonly message: Message; readonly shares: ShareDecisions }[] {
+  /** The messages appended that the reader has not passed yet, in order, with their origin tags, shared-group decisions and ids where known. */
+  unread(): readonly UnreadAppend[] {
     return this.#unread.slice(this.#head);
   }
 }
 
 /**
- * This start's incarnation and the node's committed routes cursor: a node new to the cluster
+ * This start's incarnation, the node's committed routes cursor and its own message appends of
+ * earlier runs after that cursor (unread: see {@link RouteAppends}): a node new to the cluster
  * starts at the stream's tip (it has no sessions yet) and records that at once, so trimming keeps
  * what it has still to read.
  */
-export async function openRoute(redis: Redis, keys: ClusterKeys, nodeId: string): Promise<{ readonly incarnation: number; readonly cursor: string }> {
+export async function openRoute(redis: Redis, keys: ClusterKeys, nodeId: string): Promise<{ readonly incarnation: number; readonly cursor: string; readonly earlier: readonly UnreadAppend[] }> {
   const incarnation = await redis.incr(keys.incarnations);
   const stored = await redis.hget(keys.cursors, nodeId);
-  if (stored !== null) return { incarnation, cursor: stored };
+  if (stored !== null) {
+    const after = await readRange(redis, keys.routes, stored, "+");
+    const earlier = after.flatMap((e) => (e.kind === "message" && e.origin.node === nodeId ? [{ tag: e.origin, message: e.message, shares: e.shares, id: e.id }] : []));
+    return { incarnation, cursor: stored, earlier };
+  }
   const last = await redis.xrevrange(keys.routes, "+", "-", "COUNT", 1);
   const cursor = last[0]?.[0] ?? STREAM_START;
   await redis.hset(keys.cursors, nodeId, cursor);
-  return { incarnation, cursor };
+  return { incarnation, cursor, earlier: [] };
 }

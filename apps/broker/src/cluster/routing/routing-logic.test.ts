@@ -107,6 +107,31 @@ describe("own appends", () => {
   });
 });
 
+describe("own appends' fates", () => {
+  it("carry their stream id once their batch committed, and leave the unread when they will never be appended", () => {
+    const appends = new RouteAppends("n1", 4);
+    const [a, b, c] = ["a", "b", "c"].map((p) => appends.command("routes", message("t", p), NO_SHARES));
+    if (a === undefined || b === undefined || c === undefined) throw new Error("no commands");
+    appends.committed(a, "7-0");
+    appends.dropped(b); // its publisher was fenced out: never acknowledged, nobody's to replay
+    expect(appends.unread().map((u) => [text(u.message), u.id])).toEqual([
+      ["a", "7-0"],
+      ["c", undefined],
+    ]);
+  });
+
+  it("of an earlier start, after the node's cursor, stay unread until the reader passes an entry of this start", () => {
+    const earlier = [{ tag: { node: "n1", incarnation: 2, counter: 9 }, message: message("t", "old"), shares: NO_SHARES, id: "5-0" }];
+    const appends = new RouteAppends("n1", 3, earlier);
+    appends.command("routes", message("t", "new"), NO_SHARES);
+    expect(appends.unread().map((u) => text(u.message))).toEqual(["old", "new"]);
+    appends.passed(2, 9);
+    expect(appends.unread().map((u) => text(u.message))).toEqual(["new"]);
+    appends.passed(3, 1);
+    expect(appends.unread()).toEqual([]);
+  });
+});
+
 describe("a moving session's replay", () => {
   const session: SessionSnapshot = {
     record: { clientId: "s", expiryInterval: 60, generation: 1, disconnectedAt: 5 },
