@@ -29,10 +29,15 @@ export interface ClusterView {
   readonly dead: readonly string[];
 }
 
-// KEYS: the node set, the dead node's heartbeat. ARGV: the node id. Out of the set only while its
-// heartbeat is still gone: a node that came back meanwhile stays.
+// KEYS: the node set, the dead node's heartbeat, the routes cursors hash. ARGV: the node id. Out of
+// the set only while its heartbeat is still gone: a node that came back meanwhile stays. Its routes
+// cursor goes with it: it would hold the stream's trim for ever (and past cluster.maxStreamBacklog
+// every node's publishers). What its adopted sessions still need of the stream is held by their
+// route bases (routing/handoff-rules.ts trimFloor); a node that starts again under that id later
+// joins as a new one (from the stream's tip, with none of the sessions, which survivors own now).
 const FORGET_DEAD = new RedisScript(`
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('HDEL', KEYS[3], ARGV[1])
 return redis.call('SREM', KEYS[1], ARGV[1])
 `);
 
@@ -79,9 +84,9 @@ export class Liveness {
     return values.flatMap((v) => (v === null ? [] : [JSON.parse(v) as Heartbeat]));
   }
 
-  /** Takes `deadNode` out of the node set once its sessions are adopted; false when it came back. */
+  /** Takes `deadNode` and its routes cursor out of the cluster once its sessions are adopted; false when it came back. */
   async forget(deadNode: string): Promise<boolean> {
     const { redis, keys } = this.#options;
-    return (await FORGET_DEAD.run(redis, [keys.nodes, keys.heartbeat(deadNode)], [deadNode])) === 1;
+    return (await FORGET_DEAD.run(redis, [keys.nodes, keys.heartbeat(deadNode), keys.cursors], [deadNode])) === 1;
   }
 }

@@ -54,8 +54,11 @@ describe.skipIf(!hasRedis)("the sessions of a dead node", () => {
     expect(await a.survey()).toEqual({ nodesAlive: 1, sessions: 2, dead: ["b"] });
     // Its own missing heartbeat never makes a node call itself dead.
     expect((await b.survey()).dead).toEqual([]);
+    await conn.hset(keys.cursors, "a", "9-0", "b", "3-0");
     expect(await a.forget("b")).toBe(true);
     expect((await a.survey()).dead).toEqual([]);
+    // Its routes cursor no longer holds the stream's trim; the live node's stays.
+    expect(await conn.hgetall(keys.cursors)).toEqual({ a: "9-0" });
     // A node that beat again meanwhile stays in the set.
     await b.beat(7);
     expect(await a.forget("b")).toBe(false);

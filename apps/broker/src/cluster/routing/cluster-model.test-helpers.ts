@@ -213,7 +213,10 @@ export function runCluster(steps: readonly Step[], floor: typeof trimFloor = tri
     if (s.k === "restart") {
       if (n.up) return;
       const fresh = newNode();
-      fresh.position = cursors.get(self) ?? tip();
+      // openRoute: from its committed cursor, or, forgotten or new, from the tip (recorded at once).
+      const cursor = cursors.get(self);
+      fresh.position = cursor ?? tip();
+      cursors.set(self, fresh.position);
       nodes[s.node] = fresh;
       // RedisStore.open: the sessions this node held, claimed again and restored as stored; one
       // whose route base is still unsettled (this node crashed before its replay committed) is
@@ -228,7 +231,7 @@ export function runCluster(steps: readonly Step[], floor: typeof trimFloor = tri
         else fresh.settling.set(client, { token, gen: inc.gen, base });
       }
       // Its appends of earlier runs after its cursor count as unread (redis-store's open).
-      fresh.unread = stream.filter((e) => e.origin.node === self && compareIds(e.id, fresh.position) > 0).map((e) => ({ origin: e.origin, msg: e.msg, id: e.id }));
+      if (cursor !== undefined) fresh.unread = stream.filter((e) => e.origin.node === self && compareIds(e.id, fresh.position) > 0).map((e) => ({ origin: e.origin, msg: e.msg, id: e.id }));
       return;
     }
     if (!n.up) return;
@@ -307,6 +310,8 @@ export function runCluster(steps: readonly Step[], floor: typeof trimFloor = tri
         if (dead === undefined || dead.up || s.dead === s.node) return;
         // wills-adoption.ts: claimed only while the dead node still holds the session.
         for (const [client, o] of [...owner]) if (o.node === deadName) take(n, client, claim(s.node, client).token, deadName);
+        // liveness.ts forget: the dead node leaves the cluster with its cursor.
+        cursors.delete(deadName);
         return;
       }
       default: {
