@@ -72,6 +72,14 @@ export class ClusterKeys {
     return `${this.prefix}alive:${nodeId}`;
   }
 
+  /**
+   * The survivor that delivers a dead node's `$share` copies (its id): the first to adopt one of its
+   * sessions; gone when that node beats again.
+   */
+  heir(nodeId: string): string {
+    return `${this.prefix}heir:${nodeId}`;
+  }
+
   /** The stream of publishes accepted by any node, in commit order (cluster routing). */
   get routes(): string {
     return `${this.prefix}routes`;

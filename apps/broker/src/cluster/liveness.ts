@@ -64,7 +64,8 @@ export class Liveness {
   async beat(now: number): Promise<void> {
     const { redis, keys, nodeId, timeoutMs, startedAt } = this.#options;
     const value: Heartbeat = { nodeId, startedAt, lastBeat: now };
-    await redis.multi().set(keys.heartbeat(nodeId), JSON.stringify(value), "PX", timeoutMs).sadd(keys.nodes, nodeId).exec();
+    // Back (or new): no survivor delivers this node's `$share` copies any more.
+    await redis.multi().set(keys.heartbeat(nodeId), JSON.stringify(value), "PX", timeoutMs).sadd(keys.nodes, nodeId).del(keys.heir(nodeId)).exec();
   }
 
   /** Which nodes of the set are alive and which dead, and how many sessions are stored. */

@@ -9,7 +9,8 @@ import { ClusterKeys } from "./keys.js";
 import { Liveness } from "./liveness.js";
 import { Ownership } from "./ownership.js";
 import { hasRedis, useRedis } from "./redis.test-helpers.js";
-import { adoptSessionsOf } from "./wills-adoption.js";
+import type { SettleMoved } from "./routing/handoff.js";
+import { adoptSessionsOf, electHeir } from "./wills-adoption.js";
 
 const redis = useRedis();
 const keys = new ClusterKeys("w:");
@@ -141,5 +142,34 @@ describe.skipIf(!hasRedis)("the sessions of a dead node", () => {
     await two.store.flush();
     expect(await conn.hexists(keys.sessions, "c")).toBe(0);
     await two.store.close();
+  });
+
+  it("one survivor is the heir of a dead node's $share copies, once cluster-wide, until that node beats again", async () => {
+    const conn = await redis.connect();
+    expect(await electHeir(conn, keys, "dead", "two")).toBe(true);
+    expect(await electHeir(conn, keys, "dead", "three")).toBe(false);
+    expect(await electHeir(conn, keys, "dead", "two")).toBe(true); // asked again in a later round
+    await (await liveness("dead")).beat(5);
+    expect(await electHeir(conn, keys, "dead", "three")).toBe(true);
+  });
+
+  it("two survivors adopting at once split the sessions, and only one of them adopts as the heir of the shared copies", async () => {
+    for (const id of ["c1", "c2", "c3", "c4", "c5", "c6"]) await deadNodeHolding(id, 0);
+    const two = await survivor("two");
+    const three = await survivor("three");
+    const heirs = { two: new Set<boolean>(), three: new Set<boolean>() };
+    const spy =
+      (node: "two" | "three"): SettleMoved =>
+      (_clientId, stored, _base, install, orphan) => {
+        heirs[node].add(orphan?.heir === true);
+        install(stored);
+        return Promise.resolve();
+      };
+    const adopted = await Promise.all([adoptSessionsOf("dead", await redis.connect(), keys, two.store, two.router, spy("two")), adoptSessionsOf("dead", await redis.connect(), keys, three.store, three.router, spy("three"))]);
+    expect(adopted.flat().sort()).toEqual(["c1", "c2", "c3", "c4", "c5", "c6"]);
+    // Each survivor that adopted anything adopted all as heir or all not, and exactly one as heir.
+    const verdicts = [...heirs.two, ...heirs.three];
+    expect(heirs.two.size <= 1 && heirs.three.size <= 1).toBe(true);
+    expect(verdicts.filter(Boolean)).toEqual([true]);
   });
 });

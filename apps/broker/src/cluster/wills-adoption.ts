@@ -12,11 +12,12 @@
 import type { Router, SessionSnapshot } from "@handoff/mqtt-router";
 import type { Redis } from "ioredis";
 import type { ClusterKeys } from "./keys.js";
-import type { SettleMoved } from "./routing/handoff.js";
+import type { OrphanShares, SettleMoved } from "./routing/handoff.js";
 import type { RouteBase } from "./routing/handoff-rules.js";
 
-/** What adoption needs of the store (RedisStore.takeOrphan). */
+/** What adoption needs of the store (RedisStore.takeOrphan, its node id). */
 export interface OrphanSource {
+  readonly nodeId: string;
   takeOrphan(clientId: string, token: string): Promise<{ readonly lost: true } | { readonly lost: false; readonly stored: SessionSnapshot | undefined; readonly routeBase: RouteBase | undefined }>;
 }
 
@@ -37,15 +38,26 @@ export async function sessionsOwnedBy(redis: Redis, keys: ClusterKeys, node: str
 }
 
 /**
+ * Whether `nodeId` delivers `deadNode`'s `$share` copies: the first survivor to ask, once
+ * cluster-wide (until `deadNode` beats again), so survivors splitting its sessions do not each
+ * deliver them (one copy per group, cluster invariant C3). One round trip (SET NX GET).
+ */
+export async function electHeir(redis: Redis, keys: ClusterKeys, deadNode: string, nodeId: string): Promise<boolean> {
+  const previous = await redis.call("SET", keys.heir(deadNode), nodeId, "NX", "GET");
+  return previous === null || previous === nodeId;
+}
+
+/**
  * Adopts every session `deadNode` still owns into `router`; resolves with the client ids adopted.
  * Rejects when Redis fails (what was adopted stays adopted; the rest is tried at the next survey).
  */
 export async function adoptSessionsOf(deadNode: string, redis: Redis, keys: ClusterKeys, store: OrphanSource, router: Pick<Router, "forget" | "restore">, settle: SettleMoved = atOnce): Promise<string[]> {
   const adopted: string[] = [];
-  const orphan = { claimed: new Set<string>() };
+  let orphan: OrphanShares | undefined;
   for (const { clientId, token } of await sessionsOwnedBy(redis, keys, deadNode)) {
     const taken = await store.takeOrphan(clientId, token);
     if (taken.lost || taken.stored === undefined) continue;
+    orphan ??= { claimed: new Set<string>(), heir: await electHeir(redis, keys, deadNode, store.nodeId) };
     const install = (snapshot: SessionSnapshot): void => {
       router.forget(clientId);
       router.restore({ sessions: [snapshot], retained: [] });

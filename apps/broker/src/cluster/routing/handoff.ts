@@ -52,6 +52,8 @@ export type SettleMoved = (clientId: string, stored: SessionSnapshot, routeBase:
  */
 export interface OrphanShares {
   readonly claimed: Set<string>;
+  /** This node is the dead node's heir (wills-adoption.ts electHeir): only the heir delivers its copies. */
+  readonly heir: boolean;
 }
 
 /** The {@link SettleMoved} of a routed cluster node. */
@@ -66,8 +68,8 @@ export function settleMovedSession(deps: HandoffDeps): SettleMoved {
       // One synchronous run from here to the install: what this node appends from then on is
       // routed into the session here, what it appended before is in the replay. A dead node's
       // shared-group copies decided from here on are this node's (its reader routes them).
-      if (orphan !== undefined) deps.groups.takeCopiesOf(routeBase.node);
-      const replayed = replayInto(stored, owedItems(deps.store, routeBase, entries, orphan === undefined ? undefined : { stored, claimed: orphan.claimed }), deps.now());
+      if (orphan?.heir === true) deps.groups.takeCopiesOf(routeBase.node);
+      const replayed = replayInto(stored, owedItems(deps.store, routeBase, entries, orphan?.heir === true ? { stored, claimed: orphan.claimed } : undefined), deps.now());
       for (const d of replayed.added) deps.store.deliveryQueued(clientId, d.seq, d.delivery);
       deps.store.routeBaseSettled(clientId);
       install(replayed.snapshot);

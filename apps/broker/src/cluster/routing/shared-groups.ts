@@ -8,7 +8,9 @@
  * `onSharedGroup`, a dead node's dropped by the node that finds it dead.
  *
  * A copy is decided for a node that had members as far as the deciding node knew. One decided for
- * a node that died is delivered by the node that adopts its sessions: the copies the dead node
+ * a node that died is delivered by the survivor that adopted its sessions first, its heir (once
+ * cluster-wide, wills-adoption.ts electHeir; other survivors' adopted members get only the copies
+ * decided for their own node): the copies the dead node
  * never routed go into the adopted members' replay, later ones are routed there until the others
  * have read that it is gone. One decided for a node whose last member left meanwhile reaches no
  * member (counted, `cluster_share_copies_unrouted_total` where it is seen). A group's first
