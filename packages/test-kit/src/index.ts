@@ -6,3 +6,4 @@ export { concat, hex, toHex } from "./bytes.js";
 export { chunked } from "./chunks.js";
 export { applyEdits, byteEdits, mutated, type ByteEdit } from "./mutate.js";
 export { installWithResolvers } from "./with-resolvers.js";
+export { TEST_TIMEOUT_MS, WAIT_LIMIT_MS, waitLimit } from "./patience.js";

@@ -12,6 +12,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
+import { WAIT_LIMIT_MS, waitLimit } from "@handoff/test-kit";
 import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
 import { kill, startBroker, startBrokerOnAnyPort } from "./broker-process.test-helpers.js";
 import { deliveryViolations, type Published, type Received } from "./delivery-oracle.test-helpers.js";
@@ -38,7 +39,10 @@ export interface CrashLoopOptions {
   readonly online?: number;
   /** Subscribers that subscribe, go away, and drain at the end. */
   readonly offline?: number;
-  /** How long the end may take to deliver what is owed, ms. */
+  /**
+   * How long the end may take to deliver what is owed, ms: a safety net (never less than
+   * test-kit's waitLimit), not a budget.
+   */
   readonly drainMs?: number;
   /** Progress lines (seed, kills, figures). */
   readonly log?: (line: string) => void;
@@ -212,7 +216,7 @@ function connectClient(url: string, clientId: string, connacks: Connacks): MqttC
     clean: false,
     properties: { sessionExpiryInterval: EXPIRY },
     reconnectPeriod: 200,
-    connectTimeout: 5000,
+    connectTimeout: WAIT_LIMIT_MS,
     keepalive: 30,
     // A lost session must show as lost messages, not be patched over by a new SUBSCRIBE.
     resubscribe: false,
@@ -228,8 +232,9 @@ function connectClient(url: string, clientId: string, connacks: Connacks): MqttC
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Polls `check`; false once test-kit's safety net (at least `ms`) passed.
 async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + waitLimit(ms);
   while (!check()) {
     if (Date.now() > deadline) return false;
     await sleep(20);
@@ -250,7 +255,8 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   // Bounds no run comes near: every message is owed to every subscriber, none dropped by policy.
   writeFileSync(config, "limits:\n  maxQueuedMessages: 10000000\n  maxQueuedBytes: 10000000000\n");
   // Each process may live for the whole run; the helper's own bound only catches a leak.
-  const lifetime = kills * options.gapMs[1] + options.tailMs + (options.drainMs ?? 30_000) + 120_000;
+  const drainMs = waitLimit(options.drainMs ?? WAIT_LIMIT_MS);
+  const lifetime = kills * (options.gapMs[1] + WAIT_LIMIT_MS) + options.tailMs + 2 * drainMs + 120_000;
   // The first process binds a port of its own; every restart takes that port again.
   const first = await startBrokerOnAnyPort(dataDir, ["--config", config], lifetime);
   const port = first.port;
@@ -303,8 +309,8 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       const ackedAtStart = acked();
       await sleep(gap);
       // A kill must land in traffic: on a loaded machine a restart can take most of the gap.
-      if (!(await until(() => acked() > ackedAtStart, 30_000))) {
-        problems.push(`life ${String(k + 1)}: no acknowledgement within 30 s of its start`);
+      if (!(await until(() => acked() > ackedAtStart, WAIT_LIMIT_MS))) {
+        problems.push(`life ${String(k + 1)}: no acknowledgement within ${String(WAIT_LIMIT_MS)} ms of its start`);
         break;
       }
       log(`kill ${String(k + 1)}/${String(kills)} after ${String(Math.round(Date.now() - lifeStart))} ms of life (acked so far ${String(acked())}); down ${String(Math.round(downtime))} ms`);
@@ -317,7 +323,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
     publishing = false;
     clearInterval(timer);
     timer = undefined;
-    if (!(await until(() => publishers.every((p) => p.outstanding === 0), options.drainMs ?? 30_000))) {
+    if (!(await until(() => publishers.every((p) => p.outstanding === 0), drainMs))) {
       problems.push(`publishers still wait for ${String(publishers.reduce((n, p) => n + p.outstanding, 0))} acknowledgements`);
     }
     for (const s of offline) {
@@ -331,7 +337,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
         const have = new Set(s.got.map((g) => g.payload));
         return owed.every((payload) => have.has(payload));
       }),
-      options.drainMs ?? 30_000,
+      drainMs,
     );
     if (!drained) log("not every subscriber has every acknowledged message at the drain deadline");
     await sleep(500); // late repeats would show now

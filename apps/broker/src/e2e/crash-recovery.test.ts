@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { TEST_TIMEOUT_MS, WAIT_LIMIT_MS } from "@handoff/test-kit";
 import mqtt, { type MqttClient } from "mqtt";
 import { afterEach, describe, expect, it } from "vitest";
 import { children, kill, startBroker, startBrokerOnAnyPort } from "./broker-process.test-helpers.js";
@@ -38,7 +39,7 @@ async function crashRun(qos: 1 | 2, killAfterMs: number): Promise<void> {
   // The subscriber keeps one client object across the restart, so its QoS 2 receive state
   // (packet ids awaiting PUBREL) lives on as a real client's would.
   const seen: Seen[] = [];
-  const sub = mqtt.connect(url, { clientId: "sub", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 3600 }, reconnectPeriod: 100, connectTimeout: 3000 });
+  const sub = mqtt.connect(url, { clientId: "sub", clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 3600 }, reconnectPeriod: 100, connectTimeout: WAIT_LIMIT_MS });
   clients.add(sub);
   sub.on("message", (_topic, payload, packet) => {
     seen.push({ id: Number(payload.toString()), dup: packet.dup });
@@ -47,7 +48,7 @@ async function crashRun(qos: 1 | 2, killAfterMs: number): Promise<void> {
   await new Promise<void>((resolve) => sub.once("connect", () => { resolve(); }));
   await sub.subscribeAsync("crash/#", { qos });
 
-  const pub = mqtt.connect(url, { clientId: "pub", protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 3000 });
+  const pub = mqtt.connect(url, { clientId: "pub", protocolVersion: 5, reconnectPeriod: 0, connectTimeout: WAIT_LIMIT_MS });
   clients.add(pub);
   pub.on("error", () => undefined);
   await new Promise<void>((resolve) => pub.once("connect", () => { resolve(); }));
@@ -106,12 +107,12 @@ describe("crash recovery (SIGKILL, restart on the same data directory)", () => {
     [2, 150],
     [2, 600],
   ] as const) {
-    it(`loses no acknowledged QoS ${String(qos)} message when killed after ${String(killAfterMs)} ms of traffic`, { timeout: 60_000 }, async () => {
+    it(`loses no acknowledged QoS ${String(qos)} message when killed after ${String(killAfterMs)} ms of traffic`, { timeout: TEST_TIMEOUT_MS }, async () => {
       await crashRun(qos, killAfterMs);
     });
   }
 
-  it("keeps retained messages and unexpired sessions, and drops expired ones", { timeout: 60_000 }, async () => {
+  it("keeps retained messages and unexpired sessions, and drops expired ones", { timeout: TEST_TIMEOUT_MS }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "handoff-crash-"));
     dirs.push(dataDir);
     const started = await startBrokerOnAnyPort(dataDir);
@@ -119,7 +120,7 @@ describe("crash recovery (SIGKILL, restart on the same data directory)", () => {
     let broker = started.child;
     const url = `mqtt://127.0.0.1:${String(port)}`;
     const connect = async (options: mqtt.IClientOptions) => {
-      const c = mqtt.connect(url, { protocolVersion: 5, reconnectPeriod: 0, connectTimeout: 3000, ...options });
+      const c = mqtt.connect(url, { protocolVersion: 5, reconnectPeriod: 0, connectTimeout: WAIT_LIMIT_MS, ...options });
       clients.add(c);
       const sessionPresent = await new Promise<boolean>((resolve, reject) => {
         c.once("connect", (connack) => {
@@ -131,13 +132,20 @@ describe("crash recovery (SIGKILL, restart on the same data directory)", () => {
     };
     const { c: p } = await connect({ clientId: "p" });
     await p.publishAsync("state/door", "open", { qos: 1, retain: true });
-    const { c: longLived } = await connect({ clientId: "long", clean: false, properties: { sessionExpiryInterval: 3600 } });
+    // Each session leaves with its will (DISCONNECT 0x04), which "p" gets at QoS 1: the broker
+    // sends it only after the commit recording it, which records the disconnect it came with, so
+    // both disconnects are on disk before the kill (however slow the machine).
+    const wills: string[] = [];
+    p.on("message", (topic) => wills.push(topic));
+    await p.subscribeAsync("gone/#", { qos: 1 });
+    const will = (topic: string): mqtt.IClientOptions["will"] => ({ topic, payload: Buffer.from("bye"), qos: 1, retain: false });
+    const { c: longLived } = await connect({ clientId: "long", clean: false, properties: { sessionExpiryInterval: 3600 }, will: will("gone/long") });
     await longLived.subscribeAsync("x", { qos: 1 });
-    const { c: shortLived } = await connect({ clientId: "short", clean: false, properties: { sessionExpiryInterval: 1 } });
+    const { c: shortLived } = await connect({ clientId: "short", clean: false, properties: { sessionExpiryInterval: 1 }, will: will("gone/short") });
     await shortLived.subscribeAsync("x", { qos: 1 });
-    await longLived.endAsync();
-    await shortLived.endAsync();
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the disconnects are committed
+    await longLived.endAsync(false, { reasonCode: 0x04 });
+    await shortLived.endAsync(false, { reasonCode: 0x04 });
+    await until(() => wills.length === 2, 5000, "both wills (the disconnects committed)");
     await kill(broker);
     await new Promise((resolve) => setTimeout(resolve, 1200)); // "short" expires while the broker is down
     broker = await startBroker(port, dataDir);

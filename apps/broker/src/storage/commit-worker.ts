@@ -4,44 +4,16 @@
  * the next batch) while a commit waits for its fsync. Acknowledgements still wait for the commit
  * that covers them; only the wait moved off the main thread.
  *
- * The worker's code is a short script of its own (the statements come from {@link WRITER_SQL}),
- * run with `eval`, so the same file works from source and from the bundled build.
+ * The thread's code is the module commit-worker-thread.ts; commit-worker-start.ts starts it.
  * @module
  */
-import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import type { CommitProbe } from "./commit-probe.js";
+import { startCommitThread } from "./commit-worker-start.js";
+import type { CommitReply, CommitRequest, CommitWorkerData } from "./commit-worker-thread.js";
 import { WRITER_SQL, type RowWrites } from "./writer.js";
 
-/** How one batch ended. */
-export type CommitReply = { readonly ok: true } | { readonly ok: false; readonly message: string };
-
-// CommonJS, run by the worker: opens the file, prepares the statements, then for each message
-// runs its batches (the writes of one or more pending batches, in order) in one transaction.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { timeout: 0 });
-db.pragma("locking_mode = EXCLUSIVE");
-db.pragma("journal_mode = WAL");
-db.pragma("synchronous = " + workerData.synchronous);
-const statements = workerData.sql.map((sql) => db.prepare(sql));
-const apply = db.transaction((batches) => {
-  for (const writes of batches) for (let i = 0; i < writes.length; i += 2) statements[writes[i]].run(...writes[i + 1]);
-});
-parentPort.on("message", (m) => {
-  if (m === "close") {
-    db.close();
-    parentPort.close();
-    return;
-  }
-  try {
-    apply(m);
-    parentPort.postMessage({ ok: true });
-  } catch (err) {
-    parentPort.postMessage({ ok: false, message: err instanceof Error ? err.message : String(err) });
-  }
-});
-`;
+export type { CommitReply } from "./commit-worker-thread.js";
 
 /** One commit worker on one database file; one batch in flight at a time. */
 export class CommitWorker {
@@ -50,11 +22,16 @@ export class CommitWorker {
   /** Why the worker is gone (failed to open the file, crashed); every commit fails with it. */
   #dead: string | undefined;
   readonly #exited: Promise<void>;
+  readonly #probe: CommitProbe | undefined;
 
-  /** Starts the worker on `file` (which no other connection of this process may hold open). */
-  constructor(file: string, synchronous: "full" | "normal") {
-    const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-    this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, sql: WRITER_SQL, synchronous: synchronous === "full" ? "FULL" : "NORMAL" } });
+  /**
+   * Starts the worker on `file` (which no other connection of this process may hold open);
+   * `probe` lets a crash test watch and halt it.
+   */
+  constructor(file: string, synchronous: "full" | "normal", probe?: CommitProbe) {
+    this.#probe = probe;
+    const data: CommitWorkerData = { file, sql: WRITER_SQL, synchronous: synchronous === "full" ? "FULL" : "NORMAL", ...(probe === undefined ? {} : { probe: probe.buffer }) };
+    this.#worker = startCommitThread(data);
     this.#worker.unref(); // idle, it keeps nothing alive; a commit in flight does
     this.#worker.on("message", (reply: CommitReply) => {
       this.#settle(reply);
@@ -84,15 +61,21 @@ export class CommitWorker {
     return new Promise((resolve) => {
       this.#waiting = resolve;
       this.#worker.ref();
-      this.#worker.postMessage(batches);
+      this.#post(batches);
+      this.#probe?.handedOver();
     });
   }
 
   /** Closes the worker's connection (after the batch in flight, if any) and waits for it to exit. */
   async close(): Promise<void> {
-    if (this.#dead === undefined) this.#worker.postMessage("close");
+    if (this.#dead === undefined) this.#post("close");
     this.#worker.ref();
     await this.#exited;
+  }
+
+  // Typed: what the thread reads.
+  #post(request: CommitRequest): void {
+    this.#worker.postMessage(request);
   }
 
   #settle(reply: CommitReply): void {

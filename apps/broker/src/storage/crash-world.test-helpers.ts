@@ -1,6 +1,18 @@
-// Test-only: a broker "process" that dies at a chosen commit boundary, restarted from what its
-// SQLite file holds, with real MQTT.js clients over in-memory links. Bytes the dead process wrote
-// before it died still reach the clients (they were on the wire); nothing it does after is seen.
+// Test-only: a broker "process" that dies at a chosen commit boundary of its commit worker thread,
+// restarted from what its SQLite file holds, with real MQTT.js clients over in-memory links.
+//
+// The kill is the worker's (see storage/commit-probe.ts): armed for its Nth transaction from now,
+// the product's worker halts right before that transaction's COMMIT (nothing of it is durable) or
+// right after it (durable, and no answer ever leaves the worker). The main thread runs on until the
+// world is quiet — everything it does with what the worker answered before the halt, it would have
+// done before a real crash too — and the process dies then: bytes it wrote before still reach the
+// clients (they were on the wire); nothing it does after is seen, and the worker ends uncommitted.
+//
+// The probe also makes each answer of the worker arrive a fixed number of event-loop turns after
+// its batch was handed over, and each write of a client reaches the broker on a turn of its own, as
+// a socket's reads might. So every run makes the same commits at the same points (kill point N of
+// one run is commit N of the baseline run, and every kill point of the baseline is reached), and
+// clients keep talking while a batch is in flight, as in production.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,12 +23,16 @@ import { pino } from "pino";
 import { Broker, type BrokerOptions } from "../mqtt/broker.js";
 import type { Durability } from "../mqtt/client-handler.js";
 import type { TransportEvents } from "../mqtt/transport.js";
+import { CommitProbe, type HaltPoint } from "./commit-probe.js";
 import { SqliteStore } from "./sqlite-store.js";
 
-/** Where a process dies: inside commit `commit` (1-based) before it is durable, or right after it is. */
+/**
+ * Where a process dies: in the worker's transaction `commit` (from 1, counted from when the kill is
+ * armed), before its COMMIT (nothing of it durable) or after it (durable, not answered).
+ */
 export interface KillPoint {
   readonly commit: number;
-  readonly when: "before" | "after";
+  readonly when: HaltPoint;
 }
 
 const never = new Promise<void>(() => undefined);
@@ -66,30 +82,31 @@ class DyingStore implements RouterStore, Durability {
 /** One run of the broker process on the data directory. */
 export class Life {
   dead = false;
+  /** Commits answered by the worker. */
   commits = 0;
   readonly store: SqliteStore;
   readonly broker: Broker;
+  /** The commit worker's kill switch and counters. */
+  readonly probe = new CommitProbe();
   readonly #world: CrashWorld;
-  #kill: KillPoint | undefined;
+  /** Links' reports of their close to this broker, for when it is buried. */
+  readonly #closeReports: (() => void)[] = [];
 
   constructor(world: CrashWorld) {
     this.#world = world;
     this.store = SqliteStore.open({
       dataDir: world.dir,
       synchronous: "normal",
+      // A dead process's store fails its last commits at once when it is buried (see bury).
+      retryBackoffMs: { initial: 0, max: 0 },
       hooks: {
+        probe: this.probe,
         beforeCommit: () => {
           if (this.dead) throw new Error("the process is dead");
-          const kill = this.#kill;
-          if (kill?.when === "before" && this.commits + 1 === kill.commit) {
-            this.die();
-            throw new Error("killed before commit");
-          }
         },
         onCommit: () => {
           this.commits += 1;
           world.activity += 1;
-          if (this.#kill?.when === "after" && this.commits === this.#kill.commit) this.die();
         },
       },
     });
@@ -99,7 +116,7 @@ export class Life {
 
   /** Dies at `kill`, its commit counted from now. */
   arm(kill: KillPoint): void {
-    this.#kill = { commit: this.commits + kill.commit, when: kill.when };
+    this.probe.arm(kill.commit, kill.when);
   }
 
   /** SIGKILL: every link goes dead at once; the clients still read what was already sent. */
@@ -109,9 +126,15 @@ export class Life {
     this.#world.deaths += 1;
   }
 
-  /** Releases the dead process's file handle without committing anything more. */
+  /**
+   * Releases the process's file: a halted worker ends without committing, and the store of a dead
+   * process commits nothing more. Its broker hears its links closed at once (nothing it does is
+   * seen any more), so it does not wait for them.
+   */
   async bury(): Promise<void> {
-    this.dead = true;
+    if (this.probe.halted) this.die();
+    this.probe.release();
+    if (this.dead) for (const report of this.#closeReports.splice(0)) report();
     await this.broker.close(0);
     await this.store.close().catch(() => undefined);
   }
@@ -122,19 +145,47 @@ export class Life {
     // Set once attached; the stream's callbacks run only after that.
     const broker: { events: TransportEvents | undefined } = { events: undefined };
     let open = true;
-    // Input the broker paused (flow control) waits here, its writer with it, as in a socket's buffer.
+    let reported = false;
+    const report = (): void => {
+      if (reported) return;
+      reported = true;
+      broker.events?.closed();
+    };
+    this.#closeReports.push(report);
+    // Input reaches the broker one write per turn, as a socket's reads might: what a client sends
+    // in one go reaches the broker while the commits of its first part are in flight. While the
+    // broker paused reading (flow control) it waits here, as in a socket's buffer; so does the
+    // client's end, which the broker hears after what was sent before it.
     let paused = false;
-    const unread: { readonly chunk: Uint8Array; readonly callback: () => void }[] = [];
+    let reading = false;
+    let ended = false;
+    const unread: Uint8Array[] = [];
+    const read = (): void => {
+      reading = false;
+      const next = paused ? undefined : unread.shift();
+      if (next !== undefined && open && !this.dead) {
+        world.activity += 1;
+        broker.events?.data(next);
+      }
+      if (ended && unread.length === 0) end();
+      else readLater();
+    };
+    const readLater = (): void => {
+      if (reading || paused || (unread.length === 0 && !ended)) return;
+      reading = true;
+      setImmediate(read);
+    };
+    const clientEnded = (): void => {
+      ended = true;
+      readLater();
+    };
+    // The link closes: the broker's side, a dead process's, or the client's after its input.
     const end = (): void => {
       if (!open) return;
       open = false;
       stream.push(null);
       // The broker hears of the close on a later turn, as from a socket.
-      if (!this.dead) {
-        setImmediate(() => {
-          broker.events?.closed();
-        });
-      }
+      if (!this.dead) setImmediate(report);
     };
     const stream = new Duplex({
       allowHalfOpen: false,
@@ -142,22 +193,16 @@ export class Life {
         // pushed by the broker side
       },
       write: (chunk: Buffer, _encoding, callback) => {
-        if (paused && open && !this.dead) {
-          unread.push({ chunk: new Uint8Array(chunk), callback });
-          return;
-        }
-        if (open && !this.dead) {
-          world.activity += 1;
-          broker.events?.data(new Uint8Array(chunk));
-        }
+        if (open && !this.dead) unread.push(new Uint8Array(chunk));
+        readLater();
         callback();
       },
       final(callback) {
-        end();
+        clientEnded();
         callback();
       },
       destroy(error, callback) {
-        end();
+        clientEnded();
         callback(error);
       },
     });
@@ -175,13 +220,7 @@ export class Life {
       },
       resumeReading: () => {
         paused = false;
-        for (const { chunk, callback } of unread.splice(0)) {
-          if (open && !this.dead) {
-            world.activity += 1;
-            broker.events?.data(chunk);
-          }
-          callback();
-        }
+        readLater();
       },
       write: (bytes) => {
         if (!open || this.dead) return;
@@ -251,8 +290,9 @@ export class CrashWorld {
   }
 
   /**
-   * Runs the event loop until nothing moves for a while. A commit on the worker thread takes
-   * longer than a few turns: while the live process has changes uncommitted, it waits for them.
+   * Runs the event loop until nothing moves for a while: no bytes, no commits, and nothing recorded
+   * that a live worker has still to commit. If the worker halted at its kill point, the process
+   * dies now.
    */
   async settle(): Promise<void> {
     let quiet = 0;
@@ -260,13 +300,10 @@ export class CrashWorld {
       const before = this.activity;
       await turn();
       const life = this.life;
-      if (!life.dead && life.store.pendingOperations > 0) {
-        await life.store.flush().catch(() => undefined);
-        quiet = 0;
-        continue;
-      }
-      quiet = this.activity === before ? quiet + 1 : 0;
+      const committing = !life.dead && !life.probe.halted && life.store.pendingOperations > 0;
+      quiet = this.activity === before && !committing ? quiet + 1 : 0;
     }
+    if (this.life.probe.halted) this.life.die();
   }
 
   /**
@@ -331,37 +368,35 @@ export function recordPublisher(client: MqttClient, record: PublisherRecord = { 
   return record;
 }
 
-/** What {@link everyKillPoint} found. */
-export interface KillPointsExplored {
-  /** Violations of every run, prefixed with its kill point. */
-  readonly failures: string[];
-  /** Kill points at which the process did die. */
-  readonly killed: number;
+/**
+ * Vitest's timeout for a test that explores every kill point: a safety net, not a budget. The work
+ * is bounded by the baseline's commits (one full run per kill point, a few dozen runs); a loaded
+ * 2-core machine may take many times what an idle one does.
+ */
+export const CRASH_TESTS_TIMEOUT_MS = 30 * 60_000;
+
+/** How a run at a kill point ended. */
+export interface KilledRun {
+  readonly violations: readonly string[];
+  /** False if the run ended without reaching its kill point. */
+  readonly died: boolean;
 }
 
 /**
- * Runs `run` killed before and after commit 1, 2, ... until a run ends without reaching its kill
- * point. Commits on the worker thread batch as the threads' timing falls, so how many a run makes
- * varies: the kill points are counted from the commits runs actually make, not from a baseline's.
- * `only` runs that one kill point. At most `max` commits (a run that always dies is a bug).
+ * Runs `run` killed before and after each of the `commits` commits a baseline run (not killed)
+ * made after the point where the runs arm their kill, or at `only` alone; returns every violation,
+ * prefixed with its kill point. Runs repeat the baseline's commits (see the module comment), so a
+ * run that ends without reaching its kill point is a failure too: it would leave boundaries unkilled.
  */
-export async function everyKillPoint(
-  run: (kill: KillPoint) => Promise<{ readonly violations: readonly string[]; readonly died: boolean }>,
-  options: { readonly max?: number; readonly only?: KillPoint } = {},
-): Promise<KillPointsExplored> {
+export async function everyKillPoint(run: (kill: KillPoint) => Promise<KilledRun>, commits: number, only?: KillPoint): Promise<string[]> {
+  const points: KillPoint[] = [];
+  for (let commit = 1; commit <= commits; commit++) for (const when of ["before", "after"] as const) points.push({ commit, when });
   const failures: string[] = [];
-  let killed = 0;
-  const max = options.max ?? 500;
-  for (let commit = 1; commit <= max; commit++) {
-    for (const when of ["before", "after"] as const) {
-      if (options.only !== undefined && (options.only.commit !== commit || options.only.when !== when)) continue;
-      const outcome = await run({ commit, when });
-      for (const v of outcome.violations) failures.push(`killed ${when} commit ${String(commit)}: ${v}`);
-      if (!outcome.died) return { failures, killed };
-      killed += 1;
-    }
-    if (options.only !== undefined && commit >= options.only.commit) return { failures, killed };
+  for (const kill of only === undefined ? points : [only]) {
+    const outcome = await run(kill);
+    const at = `killed ${kill.when} commit ${String(kill.commit)}`;
+    for (const v of outcome.violations) failures.push(`${at}: ${v}`);
+    if (!outcome.died) failures.push(`${at}: the run ended without reaching it (the baseline made ${String(commits)} commits)`);
   }
-  failures.push(`still dying at commit ${String(max)}: the runs never end`);
-  return { failures, killed };
+  return failures;
 }

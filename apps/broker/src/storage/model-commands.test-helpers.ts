@@ -7,6 +7,13 @@ import type { ManualClock } from "@handoff/seqlog";
 import fc from "fast-check";
 import { message, recordingSink, type referenceStore } from "./store.test-helpers.js";
 
+/**
+ * Vitest's timeout for a model-based store test: a safety net, not a budget. Each test is bounded
+ * by its runs (fast-check's numRuns; every run opens and reopens a store, a worker thread each
+ * time), and a loaded 2-core machine may take many times what an idle one does.
+ */
+export const MODEL_TEST_TIMEOUT_MS = 10 * 60_000;
+
 const clients = ["a", "b", "c"] as const;
 const topics = ["t/1", "t/2", "u"] as const;
 const filters = ["t/+", "t/#", "u", "#", "$share/g/t/+"] as const;

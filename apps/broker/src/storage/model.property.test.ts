@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { command, drive, type World } from "./model-commands.test-helpers.js";
+import { command, drive, MODEL_TEST_TIMEOUT_MS, type World } from "./model-commands.test-helpers.js";
 import { DEFAULT_FILE_NAME } from "./open.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { newRouter, normalize, referenceStore, tee, useTempDir } from "./store.test-helpers.js";
@@ -19,7 +19,7 @@ function start(dataDir: string, reference: ReturnType<typeof referenceStore>, no
 }
 
 describe("SqliteStore against the reference store", () => {
-  it("reloads exactly what the reference store holds after any sequence of router operations", async () => {
+  it("reloads exactly what the reference store holds after any sequence of router operations", { timeout: MODEL_TEST_TIMEOUT_MS }, async () => {
     let runs = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(command, { maxLength: 60 }), async (commands) => {
@@ -40,6 +40,7 @@ describe("SqliteStore against the reference store", () => {
         await reopened.close();
         expect(normalize(loaded)).toEqual(normalize(reference.snapshot()));
       }),
+      // Bounded by runs, not time (see MODEL_TEST_TIMEOUT_MS).
       { numRuns: 100 },
     );
   });

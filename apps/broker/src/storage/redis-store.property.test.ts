@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { hasRedis, useRedis } from "../cluster/redis.test-helpers.js";
-import { command, drive, type World } from "./model-commands.test-helpers.js";
+import { command, drive, MODEL_TEST_TIMEOUT_MS, type World } from "./model-commands.test-helpers.js";
 import { RedisStore } from "./redis-store.js";
 import { newRouter, normalize, referenceStore, tee } from "./store.test-helpers.js";
 
@@ -17,7 +17,7 @@ async function start(prefix: string, reference: ReturnType<typeof referenceStore
 }
 
 describe.skipIf(!hasRedis)("RedisStore against the reference store", () => {
-  it("reloads exactly what the reference store holds after any sequence of router operations", async () => {
+  it("reloads exactly what the reference store holds after any sequence of router operations", { timeout: MODEL_TEST_TIMEOUT_MS }, async () => {
     let runs = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(command, { maxLength: 60 }), async (commands) => {
@@ -38,6 +38,7 @@ describe.skipIf(!hasRedis)("RedisStore against the reference store", () => {
         const orphanWills = (await conn.hkeys(`${prefix}wills`)).filter((id) => !sessions.has(id));
         expect({ orphans, orphanWills }).toEqual({ orphans: [], orphanWills: [] });
       }),
+      // Bounded by runs, not time (see MODEL_TEST_TIMEOUT_MS).
       { numRuns: 60 },
     );
   });

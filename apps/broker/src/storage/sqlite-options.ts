@@ -2,6 +2,7 @@
  * The settings, hooks and counters of the SQLite store.
  * @module
  */
+import type { CommitProbe } from "./commit-probe.js";
 import type { OpenOptions } from "./open.js";
 
 /** What one successful commit wrote. */
@@ -22,6 +23,12 @@ export interface StoreHooks {
    * (tests inject write failures and crashes this way).
    */
   readonly beforeCommit?: () => void;
+  /**
+   * Shared with the commit worker thread, for the crash tests: it halts the worker at an armed
+   * commit boundary (the process dies there), and lets each answer arrive a fixed number of
+   * event-loop turns after its batch was handed over, so runs repeat (see commit-probe.ts).
+   */
+  readonly probe?: CommitProbe;
 }
 
 /** Settings of {@link SqliteStore.open}. */

@@ -64,7 +64,7 @@ export class SqliteStore implements RouterStore {
     // Commits run on a worker thread, which takes the file over: this connection's exclusive lock
     // has to go first.
     db.close();
-    this.#worker = new CommitWorker(file, options.synchronous ?? "full");
+    this.#worker = new CommitWorker(file, options.synchronous ?? "full", options.hooks?.probe);
     this.#hooks = options.hooks ?? {};
     this.#commitDelayMs = options.commitDelayMs ?? 0;
     this.#backoff = options.retryBackoffMs ?? { initial: 100, max: 5000 };
