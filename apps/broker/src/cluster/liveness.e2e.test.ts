@@ -1,6 +1,7 @@
 // Node liveness with whole broker nodes on one redis-server: the cluster gauges on every node's
 // /metrics, and the will of a client of a node that stopped, fired once by the survivor after
 // the node's heartbeat expired and the Will Delay elapsed.
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import { describe, expect, it } from "vitest";
 import { collect, until } from "../e2e/harness.test-helpers.js";
 import { serverFixture } from "../e2e/server-harness.test-helpers.js";
@@ -21,7 +22,7 @@ async function gauge(server: Server, name: string): Promise<number | undefined> 
 
 async function untilGauge(server: Server, name: string, value: number): Promise<void> {
   let last: number | undefined;
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + WAIT_LIMIT_MS;
   while ((last = await gauge(server, name)) !== value) {
     if (Date.now() > deadline) throw new Error(`${name} stayed ${String(last)}, expected ${String(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

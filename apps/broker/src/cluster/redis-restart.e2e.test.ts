@@ -3,6 +3,7 @@
 // QoS 1 publishes (or the clients lose their connections) and answer 503 on /health; after it is
 // back they recover, every publish that was acknowledged reaches its subscriber, and no live node
 // is taken for dead because its heartbeat expired during the outage.
+import { waitLimit } from "@handoff/test-kit";
 import type { MqttClient } from "mqtt";
 import { describe, expect, it } from "vitest";
 import { collect, outcome, until } from "../e2e/harness.test-helpers.js";
@@ -20,7 +21,7 @@ const resume = { clean: false, reconnectPeriod: 100, reconnectOnConnackError: tr
 const health = async (s: Server): Promise<number> => (await fetch(`http://127.0.0.1:${String(s.ports.http)}/health`)).status;
 
 async function eventually(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + waitLimit(ms);
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

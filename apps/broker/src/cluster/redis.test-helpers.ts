@@ -1,6 +1,9 @@
 // Test-only: one private redis-server per test file, emptied before each test, and connections
 // that are closed after it. Tests that need Redis are skipped, with a message, without redis-server.
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import { Redis } from "ioredis";
+import type { ClusterKeys } from "./keys.js";
+import { compareIds } from "./routing/stream-id.js";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { redisInstalled, startRedis, type RedisProcess, type RedisProcessOptions } from "./redis-process.js";
 
@@ -46,4 +49,20 @@ export function useRedis(options: RedisProcessOptions = {}): RedisFixture {
     for (const redis of open.splice(0)) redis.disconnect();
   });
   return fixture;
+}
+
+/**
+ * Resolves once every node of the cluster under `keys` has committed a routes cursor at the
+ * stream's tip (it has read, and routed, everything appended so far). Polled; fails after test-kit's
+ * safety net.
+ */
+export async function everyNodeAtTip(redis: Redis, keys: ClusterKeys): Promise<void> {
+  const deadline = Date.now() + WAIT_LIMIT_MS;
+  for (;;) {
+    const [cursors, last] = await Promise.all([redis.hvals(keys.cursors), redis.xrevrange(keys.routes, "+", "-", "COUNT", 1)]);
+    const tip = last[0]?.[0];
+    if (tip === undefined || cursors.every((c) => compareIds(c, tip) >= 0)) return;
+    if (Date.now() > deadline) throw new Error(`the nodes' cursors ${cursors.join(", ")} never reached the stream's tip ${tip}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

@@ -3,31 +3,35 @@
 // its members, whichever node the publisher is on; plain subscribers still get every message; a
 // member that leaves gets no more copies and the others get them all; the copies decided for a
 // node that died reach the group through the survivor that adopts its member.
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import type { MqttClient } from "mqtt";
 import { describe, expect, it } from "vitest";
 import { collect, until, type Got } from "../e2e/harness.test-helpers.js";
 import { serverFixture } from "../e2e/server-harness.test-helpers.js";
 import type { Server } from "../server.js";
 import { clusterNodes, mqttUrl } from "./nodes.test-helpers.js";
-import { hasRedis, useRedis } from "./redis.test-helpers.js";
+import { ClusterKeys } from "./keys.js";
+import { everyNodeAtTip, hasRedis, useRedis } from "./redis.test-helpers.js";
 
 const redis = useRedis();
 const nodes = clusterNodes(redis);
 const fixture = serverFixture();
 const GROUP = "$share/workers/jobs/#";
 
-// Every node has read where the group has members: the shares hash holds `members` fields and the
-// routes stream's changes have had time to be read (each node follows it with a blocking read).
+// Every node has read where the group has members: the shares hash holds `members` fields and
+// every node's reader has passed the routes stream's changes (its cursor is at the tip).
 async function membersKnown(members: number): Promise<void> {
   const conn = await redis.connect();
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + WAIT_LIMIT_MS;
   for (;;) {
     const [key] = await conn.keys("*shares");
-    if (key !== undefined && (await conn.hlen(key)) === members) break;
+    if (key !== undefined && (await conn.hlen(key)) === members) {
+      await everyNodeAtTip(conn, new ClusterKeys(key.slice(0, -"shares".length)));
+      return;
+    }
     if (Date.now() > deadline) throw new Error(`the shares hash never held ${String(members)} memberships`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  await new Promise((resolve) => setTimeout(resolve, 300));
 }
 
 async function publishFrom(servers: readonly Server[], count: number, from: number): Promise<string[]> {

@@ -1,5 +1,6 @@
 // The takeover notice against a real redis-server: another node's claim reaches this node's
 // listener, which acts only on a token newer than the one it holds.
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import { describe, expect, it } from "vitest";
 import { ClusterKeys } from "./keys.js";
 import { Ownership, type TakeoverNotice } from "./ownership.js";
@@ -30,11 +31,11 @@ describe.skipIf(!hasRedis)("the takeover listener", () => {
       const taken = await new Ownership(conn, keys, "node-b").claim("c");
       // This node claimed the id back before the first notice was read: a later stale one is ignored.
       await conn.publish(keys.nodeChannel("node-a"), `takeover ${held.get("c") ?? ""} c`);
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + WAIT_LIMIT_MS;
       while (heard.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       await conn.publish(keys.nodeChannel("node-a"), "not a notice");
       await conn.publish(keys.nodeChannel("node-a"), `takeover ${taken.token} c`); // heard after the first
-      const end = Date.now() + 5000;
+      const end = Date.now() + WAIT_LIMIT_MS;
       while (heard.length < 2 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(heard).toEqual([{ clientId: "c", token: taken.token }, { clientId: "c", token: taken.token }]);
     } finally {

@@ -12,11 +12,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { RedisStore } from "../../storage/redis-store.js";
 import { message, recordingSink, sub } from "../../storage/store.test-helpers.js";
 import { ClusterKeys } from "../keys.js";
-import { hasRedis, useRedis } from "../redis.test-helpers.js";
+import { everyNodeAtTip, hasRedis, useRedis } from "../redis.test-helpers.js";
 import { giveUpSession, type Displaceable } from "../session-handoff.js";
 import { startClusterRouting, type ClusterRouting } from "./cluster-routing.js";
 import { SharedGroupsRouting } from "./shared-groups.js";
-import { compareIds } from "./stream-id.js";
 
 const redis = useRedis();
 const keys = new ClusterKeys("trim:");
@@ -58,19 +57,6 @@ async function startNode(id: string): Promise<Node> {
 
 const sink = (): Displaceable => ({ ...recordingSink(), disconnect: () => undefined, takenOverElsewhere: () => undefined });
 
-// Resolves once every node's committed cursor is at the stream's tip, which is at or after `id`
-// (polled; the test's timeout is the safety net).
-async function everyNodeAtTip(id: string): Promise<void> {
-  const query = await redis.connect();
-  for (;;) {
-    const [cursors, last] = await Promise.all([query.hgetall(keys.cursors), query.xrevrange(keys.routes, "+", "-", "COUNT", 1)]);
-    const tip = last[0]?.[0];
-    if (tip !== undefined && compareIds(tip, id) >= 0 && ["a", "b", "c"].every((n) => compareIds(cursors[n] ?? "0-0", tip) >= 0)) break;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  query.disconnect();
-}
-
 const texts = (deliveries: readonly { readonly delivery: Delivery }[]): string[] => deliveries.map((d) => new TextDecoder().decode(d.delivery.message.payload));
 
 describe.skipIf(!hasRedis)("a session moving between nodes while the stream is trimmed", () => {
@@ -89,7 +75,7 @@ describe.skipIf(!hasRedis)("a session moving between nodes while the stream is t
     c.router.publish(message("feed", "before"));
     await c.store.flush();
     const first = await tip();
-    await everyNodeAtTip(first);
+    await everyNodeAtTip(query, keys);
 
     // B claims the session, as loadSession's first step does for a client connecting to B: the
     // route base is A's cursor now.
@@ -104,8 +90,7 @@ describe.skipIf(!hasRedis)("a session moving between nodes while the stream is t
     c.router.publish(message("feed", "routed by nobody"));
     c.router.publish(message("feed", "after"));
     await c.store.flush();
-    const last = await tip();
-    await everyNodeAtTip(last);
+    await everyNodeAtTip(query, keys);
     await b.routing.housekeep();
 
     // Then B's replay and install, loadSession's second step.
