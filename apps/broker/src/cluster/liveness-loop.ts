@@ -27,6 +27,10 @@ export interface LivenessLoopOptions {
   readonly onAdopted: (deadNode: string, clientIds: readonly string[]) => void;
   /** A round failed (for the log; the next round tries again). */
   readonly onError: (err: unknown) => void;
+  /** Wall-clock ms (tests drive it). Default Date.now. */
+  readonly now?: () => number;
+  /** Beat every this many ms. Default a quarter of the node timeout; tests turn the timer off with Infinity and call round(). */
+  readonly beatEveryMs?: number;
 }
 
 /** A running loop. */
@@ -44,19 +48,25 @@ export async function startLivenessLoop(options: LivenessLoopOptions): Promise<L
   const redis = new Redis(options.url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
   redis.on("error", () => undefined); // a failed round is reported through onError
   await redis.connect();
-  const liveness = new Liveness({ redis, keys: options.keys, nodeId: options.nodeId, timeoutMs: options.timeoutMs, startedAt: Date.now() });
+  const clock = options.now ?? Date.now;
+  const liveness = new Liveness({ redis, keys: options.keys, nodeId: options.nodeId, timeoutMs: options.timeoutMs, startedAt: clock() });
   let view: ClusterView | undefined;
   let running: Promise<void> | undefined;
-  // Since when this node's beats have landed without a failure in between: after a Redis outage
-  // (or at start) every heartbeat may have expired meanwhile, so a node is called dead only once
-  // the others had a whole timeout to beat again.
+  // Since when this node's beats have landed without a failure or a gap in between: after a Redis
+  // outage (or at start) every heartbeat may have expired meanwhile, so a node is called dead only
+  // once the others had a whole timeout to beat again. A gap counts as an outage: a Redis that was
+  // paused (its commands hang, none fails) or this node paused itself (SIGSTOP, a frozen host) let
+  // every heartbeat expire as surely as a failure, and the others are no more dead for it.
   let beatingSince: number | undefined;
+  let lastLanded: number | undefined;
   const once = async (): Promise<void> => {
-    const now = Date.now();
+    const now = clock();
     await liveness.beat(now);
-    beatingSince ??= now;
+    const landed = clock();
+    if (lastLanded === undefined || landed - lastLanded > options.timeoutMs / 2) beatingSince = landed;
+    lastLanded = landed;
     view = await liveness.survey();
-    if (now - beatingSince < options.timeoutMs) return;
+    if (landed - (beatingSince ?? landed) < options.timeoutMs) return;
     for (const dead of view.dead) {
       const adopted = await adoptSessionsOf(dead, redis, options.keys, options.store, options.router, options.settle);
       if (adopted.length > 0) options.onAdopted(dead, adopted);
@@ -66,7 +76,7 @@ export async function startLivenessLoop(options: LivenessLoopOptions): Promise<L
   const round = (): Promise<void> => {
     running ??= once()
       .catch((err: unknown) => {
-        beatingSince = undefined;
+        lastLanded = undefined;
         options.onError(err);
       })
       .finally(() => {
@@ -75,15 +85,16 @@ export async function startLivenessLoop(options: LivenessLoopOptions): Promise<L
     return running;
   };
   await round();
-  const timer = setInterval(() => void round(), Math.max(10, Math.floor(options.timeoutMs / 4)));
-  timer.unref();
+  const every = options.beatEveryMs ?? Math.max(10, Math.floor(options.timeoutMs / 4));
+  const timer = Number.isFinite(every) ? setInterval(() => void round(), every) : undefined;
+  timer?.unref();
   return {
     get view() {
       return view;
     },
     round,
     close: async () => {
-      clearInterval(timer);
+      if (timer !== undefined) clearInterval(timer);
       await running;
       await redis.quit().catch(() => undefined);
     },
