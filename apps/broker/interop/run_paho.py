@@ -1,4 +1,5 @@
-"""Runs one vendored Eclipse Paho interop script against a broker, unmodified.
+"""Runs one vendored Eclipse Paho interop script against a broker, unmodified (but for how long its
+clients wait for CONNACK, see CONNACK_LIMIT_S).
 
 usage: python3 run_paho.py <script> <host> <port> <results file> <test name>...
 
@@ -14,9 +15,41 @@ and still has the finished ones if the run is cut short.
 import json
 import os
 import runpy
+import select
 import sys
+import threading
 import time
 import unittest
+
+# Paho's clients read CONNACK with their socket's timeout (0.3 s in MQTTV5.getPacket, 0.5 s set
+# by the V311 client) and take a timeout as a failed connect. MQTT gives the server no such bound,
+# and on a loaded machine (2 cores, other test runs beside this one) the broker's answer can take
+# longer: the suites then failed for lack of CPU, telling nothing about the broker. So while a
+# client connects, its thread first waits (up to CONNACK_LIMIT_S) for the answer's first byte;
+# getPacket then reads it at once. Every other read, and every wait in the tests, is the suites'.
+CONNACK_LIMIT_S = 60
+_connecting = threading.local()
+
+
+def patient_connects(client_class, formats):
+    """Makes `client_class.connect` wait for CONNACK as long as CONNACK_LIMIT_S (see above)."""
+    get_packet = formats.getPacket
+    connect = client_class.connect
+
+    def get_packet_patiently(sock):
+        if getattr(_connecting, "active", False):
+            select.select([sock], [], [], CONNACK_LIMIT_S)
+        return get_packet(sock)
+
+    def connect_patiently(self, *args, **kwargs):
+        _connecting.active = True
+        try:
+            return connect(self, *args, **kwargs)
+        finally:
+            _connecting.active = False
+
+    formats.getPacket = get_packet_patiently
+    client_class.connect = connect_patiently
 
 
 class RecordingResult(unittest.TextTestResult):
@@ -67,6 +100,13 @@ def main() -> None:
 
     unittest.main = patched_main
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # for its `mqtt` package
+    # The script imports these same modules, patched by then.
+    import mqtt.clients.V311
+    import mqtt.clients.V5
+    import mqtt.formats.MQTTV311
+    import mqtt.formats.MQTTV5
+    patient_connects(mqtt.clients.V311.Client, mqtt.formats.MQTTV311)
+    patient_connects(mqtt.clients.V5.Client, mqtt.formats.MQTTV5)
     sys.argv = [script, "--hostname", host, "--port", port]
     runpy.run_path(script, run_name="__main__")
 

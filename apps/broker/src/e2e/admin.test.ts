@@ -1,5 +1,6 @@
 // The admin HTTP API of a whole server (startServer, SQLite storage) driven over real loopback
 // sockets: MQTT.js clients on one side, fetch on the HTTP port on the other.
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import mqtt, { type IConnackPacket, type IDisconnectPacket } from "mqtt";
 import { describe, expect, it } from "vitest";
 import type { Server } from "../server.js";
@@ -19,7 +20,7 @@ async function api(server: Server, method: string, path: string, token: string |
   const res = await fetch(`http://127.0.0.1:${String(server.ports.http ?? 0)}${path}`, {
     method,
     headers: token === null ? {} : { authorization: `Bearer ${token}` },
-    signal: AbortSignal.timeout(5000),
+    signal: AbortSignal.timeout(WAIT_LIMIT_MS),
   });
   const text = await res.text();
   return { status: res.status, body: res.headers.get("content-type")?.startsWith("application/json") === true ? (JSON.parse(text) as unknown) : text };
@@ -42,7 +43,7 @@ describe("the admin API", () => {
 
   it("is not served on the MQTT WebSocket listener", async () => {
     const server = await start();
-    const res = await fetch(`http://127.0.0.1:${String(server.ports.ws ?? 0)}/api/v1/clients`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(5000) });
+    const res = await fetch(`http://127.0.0.1:${String(server.ports.ws ?? 0)}/api/v1/clients`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(WAIT_LIMIT_MS) });
     expect(res.status).toBe(426);
   });
 
@@ -98,7 +99,7 @@ describe("the admin API", () => {
     await server.close();
     fx.closed();
     const again = await fx.start(["--admin-token", TOKEN, "--data-dir", dir]);
-    const resumed = fx.track(mqtt.connect(mqttUrl(again), { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 5, ...options }));
+    const resumed = fx.track(mqtt.connect(mqttUrl(again), { reconnectPeriod: 0, connectTimeout: WAIT_LIMIT_MS, protocolVersion: 5, ...options }));
     const connack = await new Promise<IConnackPacket>((resolve, reject) => {
       resumed.once("connect", resolve);
       resumed.once("error", reject);

@@ -1,6 +1,7 @@
 // Test-only: the real broker entry point as a child process with SQLite storage, for SIGKILL tests.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { TEST_TIMEOUT_MS } from "@handoff/test-kit";
 
 const appDir = new URL("../../", import.meta.url).pathname;
 
@@ -9,9 +10,10 @@ export const children = new Set<ChildProcess>();
 
 /**
  * Starts the broker on `port` with SQLite storage in `dataDir` and resolves once it listens.
- * `lifetimeMs` bounds how long it may run (it is SIGKILLed then, so a failed test never leaks it).
+ * `lifetimeMs` bounds how long it may run (it is SIGKILLed then, so a failed test never leaks it;
+ * by default the test timeout, a safety net).
  */
-export async function startBroker(port: number, dataDir: string, extraArgs: readonly string[] = [], lifetimeMs = 50_000): Promise<ChildProcess> {
+export async function startBroker(port: number, dataDir: string, extraArgs: readonly string[] = [], lifetimeMs = TEST_TIMEOUT_MS): Promise<ChildProcess> {
   return (await spawnBroker(port, dataDir, extraArgs, lifetimeMs)).child;
 }
 
@@ -19,7 +21,7 @@ export async function startBroker(port: number, dataDir: string, extraArgs: read
  * {@link startBroker} on a port the broker binds itself (port 0), resolving with that port: a port
  * probed free and handed over could be taken by another process before the broker binds it.
  */
-export function startBrokerOnAnyPort(dataDir: string, extraArgs: readonly string[] = [], lifetimeMs = 50_000): Promise<{ readonly child: ChildProcess; readonly port: number }> {
+export function startBrokerOnAnyPort(dataDir: string, extraArgs: readonly string[] = [], lifetimeMs = TEST_TIMEOUT_MS): Promise<{ readonly child: ChildProcess; readonly port: number }> {
   return spawnBroker(0, dataDir, extraArgs, lifetimeMs);
 }
 

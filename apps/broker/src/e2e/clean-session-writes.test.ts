@@ -36,7 +36,7 @@ async function publishAll(harness: Harness, topic: string, n: number): Promise<v
 }
 
 describe("clean sessions and the durable store", () => {
-  it("writes nothing for QoS 1 messages to a clean-session subscriber, and writes them for a persistent one", { timeout: 20_000 }, async () => {
+  it("writes nothing for QoS 1 messages to a clean-session subscriber, and writes them for a persistent one", async () => {
     const { harness, rows } = await setup();
     const clean = await harness.client({ clientId: "clean", clean: true });
     const cleanGot = collect(clean);

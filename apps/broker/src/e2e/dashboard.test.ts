@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findChromium } from "@handoff/app-kit/testing";
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import type { IDisconnectPacket } from "mqtt";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,7 +15,7 @@ const TOKEN = "dashboard-e2e-token-0123456789";
 
 const executablePath = findChromium();
 if (executablePath === undefined) {
-  process.stderr.write("dashboard e2e skipped: no chromium found (install Debian's chromium, or set HANDOFF_CHROMIUM)\n");
+  console.warn("dashboard e2e skipped: no chromium found (install Debian's chromium, or set HANDOFF_CHROMIUM)");
 }
 
 const fx = serverFixture();
@@ -43,9 +44,9 @@ describe.skipIf(executablePath === undefined)("the dashboard in headless Chromiu
       clearInterval(traffic);
     });
 
-    browser = await chromium.launch({ ...(executablePath === undefined ? {} : { executablePath }), headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"], timeout: 30_000 });
+    browser = await chromium.launch({ ...(executablePath === undefined ? {} : { executablePath }), headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"], timeout: WAIT_LIMIT_MS });
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(WAIT_LIMIT_MS);
     const pageErrors: string[] = [];
     page.on("pageerror", (err) => pageErrors.push(err.message));
     await page.goto(`http://127.0.0.1:${String(server.ports.http ?? 0)}/dashboard`);
@@ -99,5 +100,5 @@ describe.skipIf(executablePath === undefined)("the dashboard in headless Chromiu
     expect(testerRetained).toContain("retained");
     expect(reasonCode).toBe(0x98);
     expect([png.subarray(0, 8).toString("hex"), png.byteLength > 10_000, pageErrors]).toEqual(["89504e470d0a1a0a", true, []]);
-  }, 90_000);
+  });
 });

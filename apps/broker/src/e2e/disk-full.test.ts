@@ -49,7 +49,7 @@ async function setup(): Promise<{ harness: Harness; http: HttpServer; base: stri
 }
 
 describe("disk full at runtime", () => {
-  it("refuses QoS 1 and 2 publishes with 0x97 while writes fail, reports it, and recovers", { timeout: 30_000 }, async () => {
+  it("refuses QoS 1 and 2 publishes with 0x97 while writes fail, reports it, and recovers", async () => {
     const { harness, base, fail, store } = await setup();
     const sub = await harness.client({ clientId: "sub", clean: false, properties: { sessionExpiryInterval: 3600 } });
     const got = collect(sub);

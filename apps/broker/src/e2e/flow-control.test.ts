@@ -3,6 +3,7 @@
 // that stops reading is cut off (stall budget, buffer cap) while a healthy one keeps receiving.
 import { connect, type Socket } from "node:net";
 import { PacketDecoder, encodePacket, type Packet } from "@handoff/mqtt-router/codec";
+import { ManualClock } from "@handoff/seqlog";
 import { afterEach, describe, expect, it } from "vitest";
 import { startBroker, until, type Harness } from "./harness.test-helpers.js";
 
@@ -100,7 +101,11 @@ describe("flow control", () => {
   });
 
   it("disconnects a subscriber that never reads once it holds publishers back past the stall budget, and a healthy one keeps receiving", async () => {
-    harness = await startBroker({ router: { queueLimits: { maxCount: 60 } }, outboundInflight: 10, stallMs: 300, tickMs: 50 });
+    // The broker's clock is the test's: the stall budget passes only when the test moves it, at a
+    // moment when the stuck subscriber holds the publisher back and the healthy one does not, so a
+    // loaded machine's pause can never make the healthy one look stalled.
+    const clock = new ManualClock(Date.now());
+    harness = await startBroker({ router: { queueLimits: { maxCount: 60 } }, outboundInflight: 10, stallMs: 300, clock });
     const healthy = await harness.client({ clientId: "healthy" });
     await healthy.subscribeAsync("feed", { qos: 1 });
     const stuck = await raw(harness.tcpPort, "stuck", undefined, false); // its session outlives the connection
@@ -114,6 +119,14 @@ describe("flow control", () => {
       if (packet.type === "puback") acked += 1;
     });
     pub.write(flood("feed", 0, 300));
+    const broker = harness.broker;
+    await until(() => {
+      if (broker.router.backlogged("stuck") && !broker.router.backlogged("healthy")) {
+        clock.advance(300);
+        broker.tick();
+      }
+      return broker.counters.stalledSubscribersDisconnected > 0;
+    }, 5000, "the stuck subscriber cut off");
     await until(() => acked === 300 && got.length === 300, 20_000, "the healthy subscriber to get everything");
     expect(got).toEqual(Array.from({ length: 300 }, (_, i) => i));
     expect(harness.broker.counters.stalledSubscribersDisconnected).toBe(1);

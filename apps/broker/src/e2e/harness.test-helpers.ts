@@ -1,4 +1,5 @@
 // Test-only: a broker on loopback port 0 with its listeners, and MQTT.js clients bounded in time.
+import { WAIT_LIMIT_MS, waitLimit } from "@handoff/test-kit";
 import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
 import { pino } from "pino";
 import { listenTcp, type Listening } from "../listeners/tcp.js";
@@ -20,7 +21,7 @@ export interface Harness {
  * for CONNACK; `into` keeps it for the test's cleanup.
  */
 export async function connectClient(url: string, options: IClientOptions, into?: { add(client: MqttClient): unknown }): Promise<MqttClient> {
-  const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 5, ...options });
+  const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: WAIT_LIMIT_MS, protocolVersion: 5, ...options });
   into?.add(client);
   collect(client);
   await new Promise<void>((resolve, reject) => {
@@ -34,7 +35,9 @@ export async function connectClient(url: string, options: IClientOptions, into?:
 
 export async function startBroker(options: Partial<BrokerOptions> = {}): Promise<Harness> {
   const log = pino({ level: process.env["HANDOFF_TEST_LOG"] ?? "silent" });
-  const broker = new Broker({ log, tickMs: 100, ...options });
+  // A reading client that a loaded machine keeps from its acknowledgements for a few seconds is
+  // not stalled: tests of the stall budget set their own (and their own clock).
+  const broker = new Broker({ log, tickMs: 100, stallMs: WAIT_LIMIT_MS, ...options });
   const listeners: Listening[] = [await listenTcp(broker, log, "127.0.0.1", 0), await listenWs(broker, log, { host: "127.0.0.1", port: 0, path: "/mqtt", maxPayload: 1 << 20 })];
   const [tcp, ws] = listeners;
   if (tcp === undefined || ws === undefined) throw new Error("listeners did not start");
@@ -80,11 +83,15 @@ export function collect(client: MqttClient): Got[] {
   return got;
 }
 
-/** Waits until `check` holds, polling, or fails after `ms`. */
+/**
+ * Waits until `check` holds, polling. `ms` is how long it takes on an idle machine; the wait gives
+ * up only at test-kit's safety net (waitLimit), so a loaded machine does not fail it.
+ */
 export async function until(check: () => boolean, ms = 5000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + ms;
+  const limit = waitLimit(ms);
+  const deadline = Date.now() + limit;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${String(limit)} ms)`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

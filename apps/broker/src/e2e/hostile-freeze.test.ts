@@ -1,11 +1,14 @@
 // Hostile input that used to freeze the broker (issue 17, item 5): a burst of packets sent before
 // CONNACK, and SUBSCRIBEs built to make retained messages cost. Sent over real sockets; a bystander
 // MQTT.js client's pings must keep coming back meanwhile, and it completes a round trip after.
+// "Meanwhile" is measured so that a loaded machine fails nothing: the burst, taken a slice of
+// bytes per event-loop turn, in bytes the broker answered while each ping was out; the SUBSCRIBEs,
+// taken a few milliseconds per turn, against the pings around a plain SUBSCRIBE in the same runs.
 import type { MqttClient } from "mqtt";
 import { WebSocket } from "ws";
 import { afterEach, describe, expect, it } from "vitest";
 import { allowAll, type AccessControl } from "../mqtt/access.js";
-import { pingWhile, roundTrip } from "./bystander.test-helpers.js";
+import { pingWhile, roundTrip, workPerPing } from "./bystander.test-helpers.js";
 import { startBroker, until, type Harness } from "./harness.test-helpers.js";
 import { bytesOf, connectPacket, rawTcp } from "./raw-client.test-helpers.js";
 
@@ -61,11 +64,16 @@ async function countingWs(port: number): Promise<{ readonly ws: WebSocket; recei
   return { ws, received: () => bytes, closed };
 }
 
-/**
- * The slowest of the bystander's back-to-back pings while `work` runs. A freeze shows as one ping
- * as long as the freeze; on this shared 2-core machine any one run may also see a scheduling
- * hiccup, so callers take the best of several runs: a real freeze is in every run, noise is not.
- */
+/** Runs per SUBSCRIBE test: the best of five is robust to this machine's load, a freeze is in all five. */
+const RUNS = 5;
+/** The issue's bound on a bystander's ping, which an idle machine meets with room to spare. */
+const BOUND_MS = 100;
+/** How much slower than around a plain SUBSCRIBE the bystander's slowest ping may be around an attack. */
+const FACTOR = 3;
+
+const subscription = (topicFilter: string) => ({ topicFilter, qos: 0 as const, noLocal: false, retainAsPublished: false, retainHandling: 0 as const });
+
+/** The bystander's slowest ping while `work` runs. */
 async function slowestPingWhile(client: MqttClient, work: () => Promise<void>): Promise<number> {
   const done = work();
   const times = await pingWhile(client, done);
@@ -73,47 +81,73 @@ async function slowestPingWhile(client: MqttClient, work: () => Promise<void>): 
   return Math.max(...times);
 }
 
+/**
+ * The baseline of a run: the bystander's slowest ping around a plain SUBSCRIBE to `#` by a client
+ * of its own, which brings every retained message once, as an attack's may.
+ */
+async function plainSubscribe(harness: Harness, client: MqttClient, clientId: string): Promise<number> {
+  const count = harness.broker.router.retainedCount;
+  const c = await rawTcp(harness.tcpPort);
+  c.send(connectPacket(clientId));
+  await c.next((p) => p.type === "connack");
+  const slowest = await slowestPingWhile(client, async () => {
+    c.send({ type: "subscribe", packetId: 1, subscriptions: [subscription("#")], properties: {} });
+    await until(() => c.received.filter((p) => p.type === "publish").length >= count, 10_000, "the retained messages");
+  });
+  c.end();
+  return slowest;
+}
+
+/** One run of a SUBSCRIBE test: the bystander's slowest ping around the attack and around a plain SUBSCRIBE. */
+interface Run {
+  readonly attack: number;
+  readonly plain: number;
+}
+
+/**
+ * A freeze makes one ping wait for all of the attack's work, in every run. The best run's slowest
+ * ping is held to the bound, or, on a machine where even a plain SUBSCRIBE's pings take longer (a
+ * loaded one: both slow down alike), to a few times the median of those, measured in the same runs.
+ */
+function expectNoFreeze(runs: readonly Run[], what: string): void {
+  const best = Math.min(...runs.map((r) => r.attack));
+  const plain = [...runs.map((r) => r.plain)].sort((a, b) => a - b)[Math.floor(runs.length / 2)] ?? NaN;
+  console.log(`${what}: slowest bystander ping per run ${runs.map((r) => `${r.attack.toFixed(1)} ms`).join(", ")}; around a plain SUBSCRIBE ${runs.map((r) => `${r.plain.toFixed(1)} ms`).join(", ")}`);
+  expect(best, `${what}: the best run's slowest ping against ${String(FACTOR)} x the plain SUBSCRIBE's ${plain.toFixed(1)} ms`).toBeLessThan(Math.max(BOUND_MS, FACTOR * plain));
+}
+
 const PINGREQ = 0xc0;
-/** Runs per freeze test: the best of five is robust to this machine's load, a freeze is in all five. */
-const RUNS = 5;
-/** Five runs of a flood take a while on a loaded machine. */
-const FLOOD_TIMEOUT_MS = 90_000;
 
 describe("packets sent before CONNACK", () => {
-  // 100,000 PINGREQs answered in one go took about 100 ms here: too close to the bound to tell a
-  // freeze from noise. Three times as many (600 KB, under the 1 MiB limit) took 250-450 ms.
-  it("300,000 PINGREQs (600 KB) in one WebSocket message behind the CONNECT are all answered after CONNACK, and the bystander's pings stay under 100 ms meanwhile", async () => {
+  // The broker takes what a connection sent a slice (4 KiB) per event-loop turn: 300,000 PINGREQs
+  // (600 KB, under the 1 MiB limit) are about 150 slices, and a bystander's ping waits for a few.
+  it("300,000 PINGREQs (600 KB) in one WebSocket message behind the CONNECT are all answered after CONNACK, and the bystander's pings wait for a tenth of them at most", async () => {
     const gated = gatedAccess();
     h = await startBroker({ access: gated.access });
-    const port = h.wsPort;
+    const broker = h.broker;
     const bystander = await h.client({ clientId: "bystander" });
     const count = 300_000;
-    const slowest: number[] = [];
-    for (let run = 0; run < RUNS; run++) {
-      const clientId = `gated-${String(run)}`;
-      const connect = bytesOf(connectPacket(clientId));
-      const message = new Uint8Array(connect.length + 2 * count);
-      message.set(connect);
-      for (let i = 0; i < count; i++) message[connect.length + 2 * i] = PINGREQ;
-      const flood = await countingWs(port);
-      const before = h.broker.counters.bytesReceived;
-      flood.ws.send(message);
-      // Everything is in (and held, the CONNECT's verdict pending) before the verdict comes.
-      await until(() => (h?.broker.counters.bytesReceived ?? 0) - before >= message.length, 10_000, "the whole message taken");
-      slowest.push(
-        await slowestPingWhile(bystander, async () => {
-          gated.release(clientId);
-          // CONNACK (3 bytes for MQTT 5 with no properties) and 300,000 PINGRESPs of 2 bytes.
-          await until(() => flood.received() >= 3 + 2 * count, 15_000, "every PINGRESP");
-        }),
-      );
-      flood.ws.close();
-      await flood.closed;
-    }
-    console.log(`slowest bystander ping per run while 300,000 held PINGREQs were answered: ${slowest.map((t) => `${t.toFixed(1)} ms`).join(", ")}`);
-    expect(Math.min(...slowest)).toBeLessThan(100);
+    const connect = bytesOf(connectPacket("gated-flood"));
+    const message = new Uint8Array(connect.length + 2 * count);
+    message.set(connect);
+    for (let i = 0; i < count; i++) message[connect.length + 2 * i] = PINGREQ;
+    const flood = await countingWs(h.wsPort);
+    const before = broker.counters.bytesReceived;
+    flood.ws.send(message);
+    // Everything is in (and held, the CONNECT's verdict pending) before the verdict comes.
+    await until(() => broker.counters.bytesReceived - before >= message.length, 10_000, "the whole message taken");
+    const answered = async (): Promise<void> => {
+      gated.release("gated-flood");
+      // CONNACK (3 bytes for MQTT 5 with no properties) and 300,000 PINGRESPs of 2 bytes.
+      await until(() => flood.received() >= 3 + 2 * count, 15_000, "every PINGRESP");
+    };
+    const perPing = await workPerPing(bystander, answered(), () => broker.counters.bytesSent);
+    console.log(`bytes the broker sent while each bystander ping was out, 300,000 held PINGREQs answered: most ${String(Math.max(...perPing))} of ${String(2 * count)} over ${String(perPing.length)} pings`);
+    expect(Math.max(...perPing)).toBeLessThan((2 * count) / 10);
+    flood.ws.close();
+    await flood.closed;
     await roundTrip(bystander);
-  }, FLOOD_TIMEOUT_MS);
+  });
 
   it("more than limits.maxPendingBytes before CONNACK gets CONNACK 0x97, and the bystander is served", async () => {
     const gated = gatedAccess();
@@ -130,8 +164,6 @@ describe("packets sent before CONNACK", () => {
 });
 
 describe("SUBSCRIBEs that make retained messages cost", () => {
-  const subscription = (topicFilter: string) => ({ topicFilter, qos: 0 as const, noLocal: false, retainAsPublished: false, retainHandling: 0 as const });
-
   function withRetained(count: number): void {
     const router = h?.broker.router;
     if (router === undefined) throw new Error("no broker");
@@ -141,54 +173,56 @@ describe("SUBSCRIBEs that make retained messages cost", () => {
     expect(router.retainedCount).toBe(count);
   }
 
-  it("one SUBSCRIBE with 20,000 # filters and 1,000 retained messages is refused with DISCONNECT 0x97, and the bystander's pings stay under 100 ms", async () => {
+  it("one SUBSCRIBE with 20,000 # filters and 1,000 retained messages is refused with DISCONNECT 0x97, and the bystander's pings stay about as fast as around a plain SUBSCRIBE", async () => {
     h = await startBroker();
     withRetained(1000);
     const bystander = await h.client({ clientId: "bystander" });
-    const slowest: number[] = [];
+    const runs: Run[] = [];
     for (let run = 0; run < RUNS; run++) {
+      const plain = await plainSubscribe(h, bystander, `plain-${String(run)}`);
       const c = await rawTcp(h.tcpPort);
       c.send(connectPacket(`many-${String(run)}`));
       await c.next((p) => p.type === "connack");
-      slowest.push(
-        await slowestPingWhile(bystander, async () => {
+      runs.push({
+        plain,
+        attack: await slowestPingWhile(bystander, async () => {
           c.send({ type: "subscribe", packetId: 1, subscriptions: Array.from({ length: 20_000 }, () => subscription("#")), properties: {} });
           expect(await c.next((p) => p.type === "disconnect")).toMatchObject({ reasonCode: 0x97 });
           await c.closed;
         }),
-      );
+      });
     }
-    console.log(`slowest bystander ping per run around a 20,000-filter SUBSCRIBE: ${slowest.map((t) => `${t.toFixed(1)} ms`).join(", ")}`);
-    expect(Math.min(...slowest)).toBeLessThan(100);
+    expectNoFreeze(runs, "a 20,000-filter SUBSCRIBE");
     await roundTrip(bystander);
-  }, FLOOD_TIMEOUT_MS);
+  });
 
-  it("256 copies of # in one SUBSCRIBE bring each of 1,000 retained messages once, and the bystander's pings stay under 100 ms", async () => {
+  it("256 copies of # in one SUBSCRIBE bring each of 1,000 retained messages once, and the bystander's pings stay about as fast as around a plain SUBSCRIBE", async () => {
     h = await startBroker();
     withRetained(1000);
     const bystander = await h.client({ clientId: "bystander" });
-    const slowest: number[] = [];
+    const runs: Run[] = [];
     for (let run = 0; run < RUNS; run++) {
+      const plain = await plainSubscribe(h, bystander, `plain-${String(run)}`);
       const c = await rawTcp(h.tcpPort);
       c.send(connectPacket(`copies-${String(run)}`));
       await c.next((p) => p.type === "connack");
-      slowest.push(
-        await slowestPingWhile(bystander, async () => {
+      runs.push({
+        plain,
+        attack: await slowestPingWhile(bystander, async () => {
           c.send({ type: "subscribe", packetId: 1, subscriptions: Array.from({ length: 256 }, () => subscription("#")), properties: {} });
           await c.next((p) => p.type === "suback");
           await until(() => c.received.filter((p) => p.type === "publish").length >= 1000, 10_000, "the retained messages");
         }),
-      );
+      });
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(c.received.filter((p) => p.type === "publish")).toHaveLength(1000);
       c.end();
     }
-    console.log(`slowest bystander ping per run around 256 copies of #: ${slowest.map((t) => `${t.toFixed(1)} ms`).join(", ")}`);
-    expect(Math.min(...slowest)).toBeLessThan(100);
+    expectNoFreeze(runs, "256 copies of #");
     await roundTrip(bystander);
-  }, FLOOD_TIMEOUT_MS);
+  });
 
-  it("256 different filters that each match all of 1,000 retained messages keep the bystander's pings under 100 ms", async () => {
+  it("256 different filters that each match all of 1,000 retained messages keep the bystander's pings about as fast as around a plain SUBSCRIBE", async () => {
     // The broker's default queue bound (limits.maxQueuedMessages): what a session can be handed at once.
     h = await startBroker({ router: { queueLimits: { maxCount: 1000 } } });
     const router = h.broker.router;
@@ -197,22 +231,23 @@ describe("SUBSCRIBEs that make retained messages cost", () => {
     const bystander = await h.client({ clientId: "bystander" });
     // Each of the 8 fixed levels spelled out or as +, then #: 256 distinct filters, each matching all.
     const list = Array.from({ length: 256 }, (_, bits) => `${levels.map((level, k) => ((bits >> k) & 1 ? "+" : level)).join("/")}/#`);
-    const slowest: number[] = [];
+    const runs: Run[] = [];
     for (let run = 0; run < RUNS; run++) {
+      const plain = await plainSubscribe(h, bystander, `plain-${String(run)}`);
       const c = await rawTcp(h.tcpPort);
       c.send(connectPacket(`distinct-${String(run)}`));
       await c.next((p) => p.type === "connack");
-      slowest.push(
-        await slowestPingWhile(bystander, async () => {
+      runs.push({
+        plain,
+        attack: await slowestPingWhile(bystander, async () => {
           c.send({ type: "subscribe", packetId: 1, subscriptions: list.map(subscription), properties: {} });
           await c.next((p) => p.type === "suback");
           await until(() => c.received.filter((p) => p.type === "publish").length >= 1000, 10_000, "the retained messages");
         }),
-      );
+      });
       c.end();
     }
-    console.log(`slowest bystander ping per run around 256 overlapping filters: ${slowest.map((t) => `${t.toFixed(1)} ms`).join(", ")}`);
-    expect(Math.min(...slowest)).toBeLessThan(100);
+    expectNoFreeze(runs, "256 overlapping filters");
     await roundTrip(bystander);
-  }, FLOOD_TIMEOUT_MS);
+  });
 });

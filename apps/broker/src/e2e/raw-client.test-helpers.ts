@@ -1,6 +1,7 @@
 // Test-only: an MQTT 5 client over a raw socket (TCP or WebSocket) that sends whatever bytes an
 // attacker would, and decodes what the broker answers.
 import { connect as tcpConnect, type Socket } from "node:net";
+import { waitLimit } from "@handoff/test-kit";
 import { encodePacket, PacketDecoder, type Packet } from "@handoff/mqtt-router/codec";
 import { WebSocket } from "ws";
 
@@ -68,7 +69,7 @@ function client(write: (b: Uint8Array) => void, end: () => void): { raw: RawClie
         const timer = setTimeout(() => {
           waiters.delete(check);
           reject(new Error("timed out waiting for a packet"));
-        }, ms);
+        }, waitLimit(ms));
         waiters.add(check);
         check();
       }),

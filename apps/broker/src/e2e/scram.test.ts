@@ -2,6 +2,7 @@
 // MQTT.js, against a password file holding a SCRAM credential.
 import { createHmac, createHash, pbkdf2Sync, randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import mqtt, { type MqttClient } from "mqtt";
 import { describe, expect, it } from "vitest";
 import { hashScramPassword } from "../auth/index.js";
@@ -40,7 +41,7 @@ function connectScram(port: number, password: string): Promise<MqttClient> {
     mqtt.connect(`mqtt://127.0.0.1:${String(port)}`, {
       protocolVersion: 5,
       reconnectPeriod: 0,
-      connectTimeout: 5000,
+      connectTimeout: WAIT_LIMIT_MS,
       properties: { authenticationMethod: "SCRAM-SHA-256", authenticationData: scram.first },
     }),
   );

@@ -3,6 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import mqtt, { type MqttClient } from "mqtt";
 import { pino } from "pino";
 import { afterEach } from "vitest";
@@ -69,7 +70,7 @@ export function serverFixture(): ServerFixture {
       return server;
     },
     connect: async (url, options = {}) => {
-      const client = track(mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 5, ...options }));
+      const client = track(mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: WAIT_LIMIT_MS, protocolVersion: 5, ...options }));
       await new Promise<void>((resolve, reject) => {
         client.once("connect", () => {
           resolve();

@@ -1,6 +1,7 @@
 // Shutdown cannot be held open by a client (issue 17, item 16): after shutdownGraceMs, sockets
 // that neither read nor close, and handshakes never finished, are destroyed. Real loopback sockets.
 import { connect, type Socket } from "node:net";
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { until } from "./harness.test-helpers.js";
 import { bytesOf, connectPacket } from "./raw-client.test-helpers.js";
@@ -46,7 +47,7 @@ describe("shutdown", () => {
     await stubborn(mqttPort); // never even sends CONNECT
 
     // Without the deadline the listeners' close waits for these sockets forever.
-    expect(await within(10_000, s.close())).toBe("done");
+    expect(await within(WAIT_LIMIT_MS, s.close())).toBe("done");
     fx.closed();
     expect(s.broker.connections).toBe(0);
     expect(reasons).toEqual([0x8b]);
@@ -57,7 +58,7 @@ describe("shutdown", () => {
     await stubborn(s.ports.mqtt ?? 0, bytesOf(connectPacket("stubborn")));
     await until(() => s.broker.connections === 1, 5000, "the stubborn client connected");
     const started = Date.now();
-    expect(await within(10_000, s.close())).toBe("done");
+    expect(await within(WAIT_LIMIT_MS, s.close())).toBe("done");
     fx.closed();
     // The grace period is waited for, not cut short: the stubborn client had its 2 s.
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900);

@@ -6,6 +6,7 @@
 // it did not make, every acknowledged message reaches every session subscribed when it was routed
 // across all its resumes, repeats come only with DUP=1, and first copies arrive in publish order
 // per publisher.
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import mqtt, { type IClientOptions, type MqttClient } from "mqtt";
 import { expect } from "vitest";
 import { deliveryViolations } from "./delivery-oracle.test-helpers.js";
@@ -13,7 +14,8 @@ import { collect, until, type Got } from "./harness.test-helpers.js";
 
 const IDS = 20;
 const MAX_IN_FLIGHT = 48; // per publisher, below the broker's Receive Maximum (64): MQTT.js does not hold back itself
-const DRAIN_MS = 10_000;
+/** How long a session may take to get what it is owed: a safety net (a loaded machine is slow). */
+const DRAIN_MS = WAIT_LIMIT_MS;
 // Each session subscribes to a topic of its id that neither of the two sessions before it had, so a
 // copy planned for an earlier session reaching it is caught by its topic alone.
 const TOPICS_PER_ID = 3;
@@ -117,7 +119,7 @@ export async function takeoverChurn(setup: ChurnSetup): Promise<void> {
 
   const connect = (url: string, options: IClientOptions, acks: Acks = "prompt"): Promise<{ client: MqttClient; sessionPresent: boolean }> =>
     new Promise((resolve, reject) => {
-      const client = track(mqtt.connect(url, { protocolVersion: version, reconnectPeriod: 0, resubscribe: false, connectTimeout: 5000, ...options }));
+      const client = track(mqtt.connect(url, { protocolVersion: version, reconnectPeriod: 0, resubscribe: false, connectTimeout: WAIT_LIMIT_MS, ...options }));
       pace(client, acks); // before CONNACK: a resumed session's deliveries follow it at once
       client.once("connect", (connack) => {
         resolve({ client, sessionPresent: connack.sessionPresent });

@@ -75,14 +75,22 @@ describe("auth", () => {
 
   it("closes a live session when its token expires", async () => {
     const r = await testRelay(cleanup, { key: KEY, publicSubscribe: ["public"] });
-    // Three seconds: on a loaded machine the connect alone may take more than one.
-    const jwt = await token({ root: "room", subscribe: [""] }, 3);
+    // The token must outlive its own connect, however slow this machine is right now: a first
+    // connect measures that here (and warms up), and the token lives ten times as long, at least
+    // three seconds (whole seconds: a JWT's expiry may come up to one early).
+    const started = performance.now();
+    const warm = await connect(r.ports.http, "room", "lite-04", `?jwt=${await token({ root: "room", subscribe: [""] })}`);
+    const connectS = (performance.now() - started) / 1000;
+    warm.close();
+    await until(() => r.sessions.size === 0, 1000, "the warm-up session gone");
+    const lifetimeS = 3 + Math.ceil(10 * connectS);
+    const jwt = await token({ root: "room", subscribe: [""] }, lifetimeS);
     const conn = await connect(r.ports.http, "room", "lite-04", `?jwt=${jwt}`);
     cleanup.push(() => {
       conn.close();
     });
     expect(r.sessions.size).toBe(1);
-    await within(conn.closed.catch(() => undefined), 5000, "session closed at expiry");
+    await within(conn.closed.catch(() => undefined), lifetimeS * 1000, "session closed at expiry");
     await until(() => r.sessions.size === 0, 1000, "relay dropped the session");
   });
 });

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { get } from "node:http";
 import { fileURLToPath } from "node:url";
+import { TEST_TIMEOUT_MS } from "@handoff/test-kit";
 import { within } from "./harness.test-helpers.js";
 
 const appDir = fileURLToPath(new URL("../..", import.meta.url));
@@ -16,10 +18,10 @@ export interface ChildRelay {
 
 /**
  * Starts `src/main.ts` on 127.0.0.1 with free ports and `args`, killed by `cleanup` after the
- * test (SIGKILL after `lifetimeMs`, 30 s by default, at the latest); resolves once it logged
+ * test (SIGKILL after `lifetimeMs`, the test timeout by default, at the latest); resolves once it logged
  * "relay listening".
  */
-export async function childRelay(cleanup: (() => unknown)[], args: readonly string[] = [], lifetimeMs = 30_000): Promise<ChildRelay> {
+export async function childRelay(cleanup: (() => unknown)[], args: readonly string[] = [], lifetimeMs = TEST_TIMEOUT_MS): Promise<ChildRelay> {
   const argv = ["--import", "tsx", "--conditions=@handoff/source", "src/main.ts", "--host", "127.0.0.1", "--port", "0", ...args];
   const child = spawn(process.execPath, argv, { cwd: appDir, stdio: ["ignore", "pipe", "inherit"] });
   const timer = setTimeout(() => child.kill("SIGKILL"), lifetimeMs);
@@ -50,4 +52,25 @@ export async function childRelay(cleanup: (() => unknown)[], args: readonly stri
   });
   const ports = await within(listening, 20_000, "child relay listening");
   return { child, ports, logs, alive: () => child.exitCode === null && child.signalCode === null };
+}
+
+/**
+ * GETs `url` from a relay process on a connection of its own, closed after. fetch would reuse a
+ * pooled keep-alive connection, which the relay's server closes after 5 s idle: on a loaded
+ * machine a request can go out on it just as the close does, and fail with ECONNRESET.
+ */
+export async function getOnce(url: string): Promise<{ readonly status: number; readonly text: string }> {
+  const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = get(url, { agent: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => {
+        resolve({ status: res.statusCode ?? 0, text });
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+  });
+  return within(answer, 5000, `GET ${url}`);
 }

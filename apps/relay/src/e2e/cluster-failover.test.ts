@@ -1,51 +1,29 @@
 // The relay as a real child process: SIGKILLed mid-group (failover without GOAWAY: the edge moves
 // the track to the sibling, which continues the open group at the first missing frame), and
 // SIGTERMed (a drain: its peers get GOAWAY toward --redirect and the process exits 0).
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { fileURLToPath } from "node:url";
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import { describe, expect, it } from "vitest";
 import type { Relay } from "../server/relay.js";
+import { childRelay } from "./child-relay.test-helpers.js";
 import { clusterRelay, expectContiguous, metric, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.test-helpers.js";
 import { e2eSetup, testRelay, until, within } from "./harness.test-helpers.js";
 
 const cleanup = e2eSetup();
 const FRAMES = 4;
-const appDir = fileURLToPath(new URL("../..", import.meta.url));
 
-/** Starts the relay's real entry point as a child linked to `peers`; resolves its raw-TCP port. */
-async function childRelay(peers: readonly string[], extra: readonly string[] = []): Promise<{ child: ChildProcess; tcpPort: number }> {
-  const args = ["--import", "tsx", "--conditions=@handoff/source", "src/main.ts", "--host", "127.0.0.1", "--port", "0", "--tcp-port", "0", ...extra];
-  for (const peer of peers) args.push("--peer", peer);
-  const child = spawn(process.execPath, args, { cwd: appDir, stdio: ["ignore", "pipe", "inherit"] });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  child.once("exit", () => {
-    clearTimeout(timer);
-  });
-  cleanup.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  });
-  const port = new Promise<number>((resolve, reject) => {
-    let text = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      for (const line of text.split("\n")) {
-        if (!line.includes('"relay listening"')) continue;
-        const parsed = JSON.parse(line) as { tcp?: number };
-        if (parsed.tcp !== undefined) resolve(parsed.tcp);
-      }
-    });
-    child.once("exit", (code) => {
-      reject(new Error(`relay child exited (${String(code)}) before it listened: ${text}`));
-    });
-  });
-  return { child, tcpPort: await within(port, 20_000, "child relay listening") };
+/** The relay's real entry point as a child process linked to `peers`, with its raw-TCP port. */
+async function linkedChild(peers: readonly string[], extra: readonly string[] = []): Promise<{ child: ChildProcess; tcpPort: number }> {
+  const relay = await childRelay(cleanup, ["--tcp-port", "0", ...peers.flatMap((peer) => ["--peer", peer]), ...extra]);
+  if (relay.ports.tcp === undefined) throw new Error("the child relay has no tcp port");
+  return { child: relay.child, tcpPort: relay.ports.tcp };
 }
 
 describe("failover without GOAWAY", () => {
   it("the upstream is SIGKILLed mid-group and the track fails over to the sibling without a gap or a repeat", async () => {
     const origin = await testRelay(cleanup);
-    const a = await childRelay([tcpUrl(origin)]);
+    const a = await linkedChild([tcpUrl(origin)]);
     const b = await clusterRelay(cleanup, [tcpUrl(origin)]);
     const down = await clusterRelay(cleanup, [`tcp://127.0.0.1:${String(a.tcpPort)}?cost=1`, tcpUrl(b, 2)]);
     const pub = publisher(cleanup, origin);
@@ -76,7 +54,7 @@ describe("failover without GOAWAY", () => {
 describe("SIGTERM", () => {
   it("drains the relay process: its linked peers get GOAWAY and follow the redirect, then it exits 0", async () => {
     const sibling = await testRelay(cleanup);
-    const a = await childRelay([], ["--redirect", tcpUrl(sibling), "--drain-timeout", "3000"]);
+    const a = await linkedChild([], ["--redirect", tcpUrl(sibling), "--drain-timeout", String(WAIT_LIMIT_MS)]);
     const down = await clusterRelay(cleanup, [`tcp://127.0.0.1:${String(a.tcpPort)}`]);
     await until(() => down.cluster.peers[0]?.session?.version !== undefined, 5000, "linked to the child");
     const exited = once(a.child, "exit");

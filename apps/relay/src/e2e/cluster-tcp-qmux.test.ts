@@ -10,7 +10,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { startRelay, type Relay } from "../server/relay.js";
 import { clusterRelay, expectContiguous, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.test-helpers.js";
-import { e2eSetup, testRelay, until, within } from "./harness.test-helpers.js";
+import { e2eSetup, probeUntil, testRelay, until, within } from "./harness.test-helpers.js";
 import { connectNet, liveTrack, net, netPublisher } from "./net-harness.test-helpers.js";
 
 const cleanup = e2eSetup();
@@ -80,10 +80,8 @@ async function datagramCrosses(ingest: Relay, edge: Relay): Promise<void> {
     }
   })();
   // Datagrams sent before the subscription reached the ingest are dropped: probe until one lands.
-  for (let probe = 0; got.length === 0 && probe < 200; probe++) {
-    track.appendDatagram(new Moq.Time.Timestamp(probe, 48_000), new TextEncoder().encode("probe"));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let probe = 0;
+  await probeUntil(() => track.appendDatagram(new Moq.Time.Timestamp(probe++, 48_000), new TextEncoder().encode("probe")), () => got.length > 0, "probe datagrams");
   expect(got).toContain("probe");
 }
 

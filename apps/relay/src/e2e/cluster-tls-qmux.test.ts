@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { LITE_06 } from "@handoff/moq-resume/lite";
 import { createFraming, type FramingEvent, type FramingSession } from "@handoff/qmux";
 import { describe, expect, it } from "vitest";
-import { e2eSetup, testRelay, until, within } from "./harness.test-helpers.js";
+import { e2eSetup, probeUntil, testRelay, until, within } from "./harness.test-helpers.js";
 import { connectNet, liveTrack, net, netPublisher } from "./net-harness.test-helpers.js";
 
 const cleanup = e2eSetup();
@@ -62,11 +62,7 @@ describe("qmux version on TLS relay links", () => {
       }
     })();
     // Datagrams sent before the subscription reached the ingest are dropped: probe until one lands.
-    for (let probe = 0; got.length === 0 && probe < 200; probe++) {
-      track.appendDatagram(new Moq.Time.Timestamp(0, 48_000), new TextEncoder().encode("probe"));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(got.length).toBeGreaterThan(0);
+    await probeUntil(() => track.appendDatagram(new Moq.Time.Timestamp(0, 48_000), new TextEncoder().encode("probe")), () => got.length > 0, "probe datagrams");
     track.appendDatagram(new Moq.Time.Timestamp(960, 48_000), new TextEncoder().encode("last"));
     await within(reading, 4000, "a datagram through two relay links");
     expect(got.at(-1)).toBe("last");

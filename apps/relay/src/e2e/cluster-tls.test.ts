@@ -2,6 +2,7 @@
 // tls:// and by another over wss://, with the moq version taken from the TLS ALPN.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import { LITE_06 } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { expectContiguous, publisher, routable, subscriber } from "./cluster-harness.test-helpers.js";
@@ -44,13 +45,7 @@ describe("TLS", () => {
       const line = text.split("\n").find((l) => l.startsWith('relay_cluster_dials_total{result="failed"}'));
       return Number(line?.split(" ")[1] ?? 0);
     };
-    let count = 0;
-    const deadline = Date.now() + 3000;
-    while (count < 2 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      count = await failed();
-    }
-    expect(count).toBeGreaterThanOrEqual(2);
+    await expect.poll(failed, { timeout: WAIT_LIMIT_MS }).toBeGreaterThanOrEqual(2);
     expect(hub.sessions.size).toBe(0);
   });
 });

@@ -2,6 +2,7 @@
 // at the origin and a @moq/lite subscriber at the edge, and GOAWAY handovers in between. Every
 // step is bounded; payloads and frame counts are checked, not just sequence numbers.
 import { createServer, type Socket } from "node:net";
+import { TEST_TIMEOUT_MS, WAIT_LIMIT_MS } from "@handoff/test-kit";
 import { describe, expect, it } from "vitest";
 import type { Relay } from "../server/relay.js";
 import { clusterRelay, expectContiguous, metric, publisher, routable, subscriber, tcpUrl } from "./cluster-harness.test-helpers.js";
@@ -45,7 +46,7 @@ describe("cluster handovers", () => {
     await until(() => received.count() === FRAMES + 2, 5000, "group 0 and half of group 1 read");
     const before = link(down);
 
-    const drained = a.drain({ uri: tcpUrl(b), timeoutMs: 5000, stopAccepting: false });
+    const drained = a.drain({ uri: tcpUrl(b), timeoutMs: WAIT_LIMIT_MS, stopAccepting: false });
     await until(() => {
       const now = link(down);
       return now !== undefined && now !== before && down.origin.fedBy(now) === 1;
@@ -87,7 +88,7 @@ describe("cluster handovers", () => {
       clearInterval(timer);
     });
     await until(() => received.groups.length >= 3, 5000, "groups flowing through MID-A");
-    const drained = midA.drain({ uri: tcpUrl(midB), timeoutMs: 5000, stopAccepting: true });
+    const drained = midA.drain({ uri: tcpUrl(midB), timeoutMs: WAIT_LIMIT_MS, stopAccepting: true });
     const result = await drained;
     expect(result.forced).toBe(0);
     const after = g;
@@ -111,7 +112,7 @@ describe("cluster handovers", () => {
     writer.groups(0, 2, FRAMES);
     await until(() => received.count() === 2 * FRAMES, 5000, "groups before the GOAWAY");
     const before = link(down);
-    void origin.drain({ uri: "", timeoutMs: 10_000, stopAccepting: false });
+    void origin.drain({ uri: "", timeoutMs: WAIT_LIMIT_MS, stopAccepting: false });
     await until(() => {
       const now = link(down);
       return now !== undefined && now !== before && down.origin.fedBy(now) === 1;
@@ -127,10 +128,12 @@ describe("cluster handovers", () => {
     const down = await clusterRelay(cleanup, [tcpUrl(a)]);
     await linked(a, down);
     const session = link(down);
-    const started = performance.now();
+    const served = accepted(a);
+    expect(served).toHaveLength(1);
     expect(await a.drain({ uri: tcpUrl(down), timeoutMs: 0, stopAccepting: false })).toEqual({ told: 0, left: 0, forced: 1 });
+    // At once: closed by the time the drain returns, not after a window.
+    expect(served.map((s) => s.closed)).toEqual([true]);
     await until(() => session?.closed === true, 2000, "the edge saw its link close");
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(await metric(a, "relay_goaway_total", 'direction="sent"')).toBe(0);
     expect(await metric(down, "relay_goaway_total", 'direction="received"')).toBe(0);
     // No redirect was given, so the link comes back to the same peer.
@@ -156,11 +159,12 @@ describe("cluster handovers", () => {
     await routable(down, "the broadcast reached the edge");
     const old = link(down);
     const started = performance.now();
-    void a.drain({ uri: `tcp://127.0.0.1:${String(address.port)}`, timeoutMs: 10_000, stopAccepting: false });
+    // A drain window longer than the test may run: only the edge's handover deadline can close the
+    // old session, however slow the machine.
+    void a.drain({ uri: `tcp://127.0.0.1:${String(address.port)}`, timeoutMs: TEST_TIMEOUT_MS, stopAccepting: false });
     await until(() => old?.closed === true, 3000, "the old session closed");
-    const elapsed = performance.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(250);
-    expect(elapsed).toBeLessThan(2000);
+    // Not before the deadline (a slow machine only makes this later).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
     // The replacement is connected at TCP level but never got the peer's transport parameters.
     expect(sockets.size).toBe(1);
     expect(link(down)?.version).toBeUndefined();
@@ -181,7 +185,7 @@ describe("cluster handovers", () => {
     const down = await clusterRelay(cleanup, [tcpUrl(a)], { handoverTimeoutMs: 200 });
     await linked(a, down);
     const first = link(down);
-    void a.drain({ uri: `tcp://127.0.0.1:${String(address.port)}`, timeoutMs: 10_000, stopAccepting: false });
+    void a.drain({ uri: `tcp://127.0.0.1:${String(address.port)}`, timeoutMs: WAIT_LIMIT_MS, stopAccepting: false });
     await until(() => first?.closed === true, 3000, "the old link closed");
     await until(() => link(down) !== undefined && link(down) !== first, 5000, "relinked to the configured peer");
     expect(down.cluster.peers[0]?.address.url).toBe(tcpUrl(a));
@@ -197,7 +201,7 @@ describe("cluster handovers", () => {
     const admin = `http://127.0.0.1:${String(a.ports.metrics)}/goaway`;
     const headers = { authorization: `Bearer ${adminToken}` };
     expect((await fetch(`${admin}?timeout=soon`, { method: "POST", headers })).status).toBe(400);
-    const res = await fetch(`${admin}?uri=${encodeURIComponent(tcpUrl(b))}&timeout=5000`, { method: "POST", headers });
+    const res = await fetch(`${admin}?uri=${encodeURIComponent(tcpUrl(b))}&timeout=${String(WAIT_LIMIT_MS)}`, { method: "POST", headers });
     expect(res.status).toBe(202);
     await until(() => down.cluster.peers[0]?.address.url === tcpUrl(b) && link(down) !== undefined, 5000, "the edge followed the redirect");
     expect(await metric(down, "relay_goaway_total", 'direction="received"')).toBe(1);
@@ -208,7 +212,8 @@ describe("cluster handovers", () => {
 
   it("a second GOAWAY on one session is a protocol error that closes it", async () => {
     const a = await testRelay(cleanup);
-    const down = await clusterRelay(cleanup, [tcpUrl(a)], { handoverTimeoutMs: 5000 });
+    // A deadline the test never reaches: the protocol error alone must close the session.
+    const down = await clusterRelay(cleanup, [tcpUrl(a)], { handoverTimeoutMs: TEST_TIMEOUT_MS });
     await linked(a, down);
     const [session] = accepted(a);
     const old = link(down);

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import { LITE_02, LITE_06 } from "@handoff/moq-resume/lite";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,7 +23,7 @@ import { decodePng } from "./png.js";
 
 const executablePath = findChromium();
 if (executablePath === undefined) {
-  process.stderr.write("relay demo e2e skipped: no chromium found (install Debian's chromium, or set HANDOFF_CHROMIUM)\n");
+  console.warn("relay demo e2e skipped: no chromium found (install Debian's chromium, or set HANDOFF_CHROMIUM)");
 }
 
 const cleanup = e2eSetup();
@@ -35,7 +36,7 @@ beforeAll(async () => {
   await buildDemo(fileURLToPath(new URL("../../demo/", import.meta.url)), built);
   demo = loadDemo(built);
   browser = await launchChromium(executablePath);
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   if (built !== undefined) rmSync(built, { recursive: true, force: true });
@@ -64,7 +65,7 @@ function patternColourOf(rgb: readonly [number, number, number]): number {
 
 /** Screenshots the watched canvas and reads the background (below the block's rows) and the block. */
 async function look(page: Page): Promise<Look> {
-  const picture = decodePng(await page.locator("#watched").screenshot({ timeout: 5000 }));
+  const picture = decodePng(await page.locator("#watched").screenshot({ timeout: WAIT_LIMIT_MS }));
   // The element's box may sit at a fractional offset: a pixel more, never a different scale.
   expect([Math.abs(picture.width - PATTERN_WIDTH) <= 1, Math.abs(picture.height - PATTERN_HEIGHT) <= 1]).toEqual([true, true]);
   const colour = patternColourOf(picture.rgb(PATTERN_WIDTH / 2, PATTERN_HEIGHT - 20));
@@ -78,13 +79,13 @@ async function look(page: Page): Promise<Look> {
 
 /**
  * Looks at the watched canvas every 250 ms until it has shown the pattern moving (two background
- * colours and three block positions) or `ms` pass (a load-independent bound, not a speed test).
+ * colours and three block positions), up to test-kit's safety net (a bound, not a speed test).
  * Every look must be a pattern frame: a picture that is gone, or frozen, fails.
  */
-async function expectMoving(page: Page, ms: number): Promise<void> {
+async function expectMoving(page: Page): Promise<void> {
   const looks: Look[] = [];
   const moving = (): boolean => new Set(looks.map((l) => l.colour)).size >= 2 && new Set(looks.map((l) => l.block)).size >= 3;
-  for (const end = Date.now() + ms; !moving() && Date.now() < end; ) {
+  for (const end = Date.now() + WAIT_LIMIT_MS; !moving() && Date.now() < end; ) {
     looks.push(await look(page));
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -97,7 +98,7 @@ async function open(relay: Relay, half: "publish" | "watch", problems: string[])
   if (browser === undefined) throw new Error("no browser");
   const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
   cleanup.push(() => page.close());
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(WAIT_LIMIT_MS);
   page.on("pageerror", (err) => problems.push(`${half}: ${err.message}`));
   page.on("console", (msg) => {
     if (msg.text().includes("Content Security Policy")) problems.push(`${half}: ${msg.text()}`);
@@ -110,11 +111,11 @@ async function open(relay: Relay, half: "publish" | "watch", problems: string[])
 
 /** Waits until the watched canvas shows a pattern frame (the first decoded picture). */
 async function firstPicture(page: Page): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + WAIT_LIMIT_MS;
   for (;;) {
     const seen = await look(page);
     if (seen.colour >= 0 && seen.block >= 0) return;
-    if (Date.now() > deadline) throw new Error(`no pattern on the watched canvas within 20 s (status ${await page.locator("#watch-status").innerText()})`);
+    if (Date.now() > deadline) throw new Error(`no pattern on the watched canvas within ${String(WAIT_LIMIT_MS)} ms (status ${await page.locator("#watch-status").innerText()})`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -133,9 +134,9 @@ describe.skipIf(executablePath === undefined)("the demo page in headless Chromiu
       ["qmux-01", LITE_02],
     ]);
     await firstPicture(watcher);
-    await expectMoving(watcher, 15_000);
+    await expectMoving(watcher);
     expect(problems).toEqual([]);
-  }, 60_000);
+  });
 
   it("keeps the picture going while the relay the watcher's relay reads from hands over with GOAWAY", async () => {
     // The publisher on the origin; the watcher on an edge whose upstream A drains to its sibling B.
@@ -149,10 +150,10 @@ describe.skipIf(executablePath === undefined)("the demo page in headless Chromiu
     for (const r of [a, b, edge]) await until(() => r.origin.routes("demo/pattern.hang").length > 0, 10_000, "the pattern routable");
     const watcher = await open(edge, "watch", problems);
     await firstPicture(watcher);
-    await expectMoving(watcher, 15_000);
+    await expectMoving(watcher);
 
     const before = edge.cluster.peers[0]?.session;
-    const drained = a.drain({ uri: tcpUrl(b), timeoutMs: 5000, stopAccepting: false });
+    const drained = a.drain({ uri: tcpUrl(b), timeoutMs: WAIT_LIMIT_MS, stopAccepting: false });
     await until(() => {
       const now = edge.cluster.peers[0]?.session;
       return now !== undefined && now !== before && edge.origin.fedBy(now) > 0;
@@ -161,8 +162,8 @@ describe.skipIf(executablePath === undefined)("the demo page in headless Chromiu
     expect(edge.cluster.peers[0]?.session?.version).toBe(LITE_06);
     // A is gone from the path: the picture still moves, and the watcher never reconnected.
     await a.close();
-    await expectMoving(watcher, 15_000);
+    await expectMoving(watcher);
     expect(await watcher.locator("#watch-connects").innerText()).toBe("1");
     expect(problems).toEqual([]);
-  }, 90_000);
+  });
 });

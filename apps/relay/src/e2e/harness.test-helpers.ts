@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { installWithResolvers } from "@handoff/test-kit";
+import { installWithResolvers, waitLimit } from "@handoff/test-kit";
 import * as Moq from "@moq/lite";
 import { pino } from "pino";
 import { afterEach, beforeAll, vi } from "vitest";
@@ -131,13 +131,17 @@ export async function connect(port: number, path: string, version: "default" | "
   return within(connecting, 3000, `connect ${url.href}`);
 }
 
-/** Rejects when `promise` does not settle within `ms`. */
+/**
+ * Rejects when `promise` does not settle in time. `ms` is how long it takes on an idle machine;
+ * the limit is test-kit's safety net (waitLimit), so a loaded machine does not fail it.
+ */
 export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  const limit = waitLimit(ms);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      reject(new Error(`${what}: no answer within ${String(ms)} ms`));
-    }, ms);
+      reject(new Error(`${what}: no answer within ${String(limit)} ms`));
+    }, limit);
   });
   try {
     return await Promise.race([promise, timeout]);
@@ -146,12 +150,30 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
   }
 }
 
-/** Waits until `check` holds, polling every 10 ms, for at most `ms`. */
+/**
+ * Waits until `check` holds, polling every 10 ms. `ms` is how long it takes on an idle machine; the
+ * wait gives up only at test-kit's safety net (waitLimit).
+ */
 export async function until(check: () => boolean, ms: number, what: string | (() => string)): Promise<void> {
-  const deadline = Date.now() + ms;
+  const limit = waitLimit(ms);
+  const deadline = Date.now() + limit;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${typeof what === "string" ? what : what()}: not reached within ${String(ms)} ms`);
+    if (Date.now() > deadline) throw new Error(`${typeof what === "string" ? what : what()}: not reached within ${String(limit)} ms`);
     await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * Calls `probe` every 20 ms until `arrived` holds: a datagram sent before its path is up is
+ * dropped, as datagrams may be, so a test sends probes until one lands. Gives up at test-kit's
+ * safety net (waitLimit), never after a count of probes a loaded machine may need more of.
+ */
+export async function probeUntil(probe: () => void, arrived: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + waitLimit(0);
+  while (!arrived()) {
+    if (Date.now() > deadline) throw new Error(`${what}: none arrived within ${String(waitLimit(0))} ms`);
+    probe();
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

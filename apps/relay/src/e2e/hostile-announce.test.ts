@@ -1,5 +1,6 @@
 // Announce paths longer than the wire carries (32 parts): refused where they enter, and an
 // announce that cannot be encoded resets only the stream it was meant for.
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import * as Moq from "@moq/lite";
 import { LITE_02, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
@@ -31,7 +32,7 @@ describe("long announce paths", () => {
     deep.publish(Moq.Path.from(parts(20, "s")), new Moq.Broadcast());
     await until(() => r.sessions.size === 2, 2000, "both sessions");
     // Its announce reached the relay and was refused (the counter), and nothing crashed.
-    await expect.poll(() => r.metrics.render(), { timeout: 3000 }).toContain('relay_announces_refused_total{reason="path-parts"} 1');
+    await expect.poll(() => r.metrics.render(), { timeout: WAIT_LIMIT_MS }).toContain('relay_announces_refused_total{reason="path-parts"} 1');
     expect(r.origin.broadcasts).toBe(0);
     expect(await bystanderRoundTrip(r.ports.http, "")).toBe(true);
     const first = await within(announced.next(), 2000, "watcher sees the bystander");

@@ -92,7 +92,7 @@ describe("control streams of a peer that stops reading", () => {
     expect(watcherSession.closed).toBe(false);
     expect(watcherSession.controlBacklog).toBe(0);
     expect(await bystanderRoundTrip(r.ports.http)).toBe(true);
-  }, 30_000);
+  });
 
   it("closes a watcher that leaves more than maxControlBytes unread with 429, and keeps serving the others", async () => {
     // 1.3 MB of announces: the framing buffers 1 MiB, and past 64 KiB more waiting the relay gives up.
@@ -100,5 +100,5 @@ describe("control streams of a peer that stops reading", () => {
     await until(() => watcherSession.closed, 3000, "the watcher's session closed");
     expect(r.sessions.has(watcherSession)).toBe(false);
     expect(await bystanderRoundTrip(r.ports.http)).toBe(true);
-  }, 30_000);
+  });
 });

@@ -4,12 +4,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import * as Moq from "@moq/lite";
 import { FrameEncoder, LITE_02, LITE_04, LiteStreamReader, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { bystanderRoundTrip } from "./bystander.test-helpers.js";
-import { childRelay, type ChildRelay } from "./child-relay.test-helpers.js";
+import { childRelay, getOnce, type ChildRelay } from "./child-relay.test-helpers.js";
 import { connect, e2eSetup, until, within } from "./harness.test-helpers.js";
 import { rawClient, rawSetup, rawTcpClient } from "./raw-client.test-helpers.js";
 import { rawPublisher } from "./raw-publisher.test-helpers.js";
@@ -28,8 +29,7 @@ async function relayWith(limits: Record<string, number>): Promise<ChildRelay> {
 }
 
 async function metric(relay: ChildRelay, line: string): Promise<number> {
-  const res = await fetch(`http://127.0.0.1:${String(relay.ports.metrics ?? 0)}/metrics`);
-  const text = await res.text();
+  const { text } = await getOnce(`http://127.0.0.1:${String(relay.ports.metrics ?? 0)}/metrics`);
   const found = text.split("\n").find((l) => l.startsWith(`${line} `));
   return found === undefined ? 0 : Number(found.slice(line.length + 1));
 }
@@ -85,7 +85,7 @@ describe("byte budgets and the session cap", () => {
     expect(settled().other).toBe(0);
     expect(relay.alive()).toBe(true);
     expect(await bystanderRoundTrip(relay.ports.http)).toBe(true);
-  }, 30_000);
+  });
 
   it("closes a legacy-framing publisher whose unfinished frames fill maxRelayBytes with 429, counts and logs it", async () => {
     const relay = await relayWith({ maxRelayBytes: 2 * 1024 * 1024 });
@@ -131,7 +131,7 @@ describe("byte budgets and the session cap", () => {
     expect(await metric(relay, "relay_budget_closes_total")).toBe(1);
     expect(relay.alive()).toBe(true);
     expect(await bystanderRoundTrip(relay.ports.http)).toBe(true);
-  }, 30_000);
+  });
 
   it("refuses a session past maxSessions with 503 on WebSocket and a qmux close 429 on TCP, and logs it", async () => {
     const relay = await relayWith({ maxSessions: 2 });
@@ -155,11 +155,11 @@ describe("byte budgets and the session cap", () => {
     await until(() => tcp.events.some((e) => e.kind === "closed"), 3000, "qmux close");
     expect(tcp.events.find((e) => e.kind === "closed")).toMatchObject({ code: 429, byPeer: true });
     // The relay is a child process: its log lines arrive on their own pipe, maybe after the close.
-    await expect.poll(() => relay.logs.filter((l) => l["msg"] === "connection refused" && l["reason"] === "too many sessions").length, { timeout: 3000 }).toBe(2);
+    await expect.poll(() => relay.logs.filter((l) => l["msg"] === "connection refused" && l["reason"] === "too many sessions").length, { timeout: WAIT_LIMIT_MS }).toBe(2);
     first.ws.close();
     second.ws.close();
-    await expect.poll(() => metric(relay, "relay_sessions"), { timeout: 3000 }).toBe(0);
+    await expect.poll(() => metric(relay, "relay_sessions"), { timeout: WAIT_LIMIT_MS }).toBe(0);
     expect(relay.alive()).toBe(true);
     expect(await bystanderRoundTrip(relay.ports.http)).toBe(true);
-  }, 30_000);
+  });
 });

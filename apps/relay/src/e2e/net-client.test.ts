@@ -1,6 +1,7 @@
 // @moq/net 0.3 (today's official client) through the relay, once per version and qmux it speaks:
 // publish and subscribe, announce discovery and its end, a late joiner in the middle of a group,
 // and a GOAWAY handover between two relays while a group is half read. Every step is bounded.
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import { describe, expect, it } from "vitest";
 import type { Relay } from "../server/relay.js";
 import { clusterRelay, tcpUrl } from "./cluster-harness.test-helpers.js";
@@ -86,7 +87,7 @@ for (const offer of NET_OFFERS) {
       open.writeString(frameText(1, 0));
       await until(() => received.count() === 4, 5000, () => `group 0 and the head of group 1 through A (got ${received.summary()})`);
       const before = edge.cluster.peers[0]?.session;
-      const drained = a.drain({ uri: tcpUrl(b), timeoutMs: 5000, stopAccepting: false });
+      const drained = a.drain({ uri: tcpUrl(b), timeoutMs: WAIT_LIMIT_MS, stopAccepting: false });
       await until(() => {
         const now = edge.cluster.peers[0]?.session;
         return now !== undefined && now !== before && edge.origin.fedBy(now) === 1;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { e2eSetup, testRelay, until, within } from "./harness.test-helpers.js";
+import { e2eSetup, probeUntil, testRelay, until, within } from "./harness.test-helpers.js";
 import { connectNet, liveTrack, net, type NetOffer, netPublisher } from "./net-harness.test-helpers.js";
 
 const cleanup = e2eSetup();
@@ -33,11 +33,7 @@ for (const offer of OFFERS) {
           });
         }
       })();
-      for (let probe = 0; got.length === 0 && probe < 200; probe++) {
-        track.appendDatagram(new Moq.Time.Timestamp(0, 48_000), new TextEncoder().encode("probe"));
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(got.length).toBeGreaterThan(0);
+      await probeUntil(() => track.appendDatagram(new Moq.Time.Timestamp(0, 48_000), new TextEncoder().encode("probe")), () => got.length > 0, "probe datagrams");
       for (let i = 0; i < 5; i++) {
         track.appendDatagram(new Moq.Time.Timestamp(960 * i, 48_000), new TextEncoder().encode(`audio ${String(i)}`));
         await new Promise((resolve) => setTimeout(resolve, 20));

@@ -3,6 +3,7 @@
 // are in transfer: a SIGKILL failover (the child relay dies without a word) and then three GOAWAY
 // handovers. Every group arrives once, complete and in order.
 import { once } from "node:events";
+import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Relay } from "../server/relay.js";
 import { childRelay } from "./child-relay.test-helpers.js";
@@ -66,7 +67,7 @@ describe("resume across a chain of upstream changes", () => {
     let current: Relay = first;
     for (const hop of next) {
       const before = feeding(edge);
-      const drained = await current.drain({ uri: tcpUrl(hop, 2), timeoutMs: 5000, stopAccepting: true });
+      const drained = await current.drain({ uri: tcpUrl(hop, 2), timeoutMs: WAIT_LIMIT_MS, stopAccepting: true });
       expect(drained.forced).toBe(0);
       await until(() => feeding(edge) !== undefined && feeding(edge) !== before, 5000, "handed over");
       await flowing("groups after the handover");
