@@ -22,6 +22,20 @@ describe("GroupCache", () => {
     expect(cache.get(1)).toBeDefined();
   });
 
+  it("evicts one group by its sequence number, leaving the others and the arrival order", () => {
+    const track = new Track("t", { clock: new ManualClock() });
+    const woken: number[] = [];
+    track.watch(() => woken.push(track.cached));
+    const [a, b, c] = [0, 1, 2].map((seq) => track.createGroup(seq));
+    woken.length = 0;
+    expect(track.evict(1)).toBe(b);
+    expect(track.evict(1)).toBeUndefined();
+    expect([b?.state, track.get(1), track.cached, woken]).toEqual(["evicted", undefined, 2, [2]]);
+    expect([...track.groups()]).toEqual([a, c]);
+    expect(track.evictOldest()).toBe(a);
+    expect(track.evictOldest()).toBe(c);
+  });
+
   it("keeps evicted entries in the arrival log for lagging cursors, within a bound", () => {
     const cache = new GroupCache({ maxGroups: 1 });
     for (let seq = 0; seq < 500; seq++) cache.insert(new Group(seq));

@@ -115,6 +115,19 @@ export class GroupCache {
     return undefined;
   }
 
+  /**
+   * Evicts group `sequence` if held, and returns it (its readers are told it is lost). Its log
+   * entry stays, as an evicted one, until the oldest arrivals pass it, and counts toward
+   * `maxGroups` until then (meant for a copy no longer fed, where nothing arrives any more).
+   */
+  evict(sequence: number): Group | undefined {
+    const group = this.#groups.get(sequence);
+    if (group === undefined) return undefined;
+    this.#groups.delete(sequence);
+    group.evict();
+    return group;
+  }
+
   /** Evicts every group (the copy is being dropped). */
   clear(): void {
     while (this.#live < this.arrivalEnd) this.#evictOldest();

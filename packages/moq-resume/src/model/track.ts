@@ -136,6 +136,15 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
     );
   }
 
+  /**
+   * Evicts group `sequence` if held (an owner letting go of a copy another copy holds whole);
+   * returns it, or undefined when not held. Its readers are told it is lost (the group's own
+   * wake-up: one group, one wake-up, no need to hold it back as cache operations do).
+   */
+  evict(sequence: number): Group | undefined {
+    return this.#cache.evict(sequence);
+  }
+
   /** Evicts every group (the copy is being discarded). */
   clear(): void {
     this.#quietly(() => {

@@ -7,6 +7,9 @@ import { Track } from "../model/track.js";
 import { MAX_SEGMENTS, ResumeTrack } from "./resume-track.js";
 
 const TAKEOVERS = 10_000;
+/** Age bound of the age tests (ms), and the clock's step between two failovers there. */
+const AGE = 100;
+const STEP = 10;
 /** The slow reader looks only this often (in takeovers), so it lags up to this many groups. */
 const PERIOD = 50;
 
@@ -60,5 +63,57 @@ describe("ResumeTrack memory", () => {
     lagging.close();
     expect(resume.retained).toBe(0);
     expect(reader.handed.length).toBe(20);
+  });
+
+  it("with expire() after every step, failovers keep neither copies nor lanes past the age bound, and an idle reader is handed no stale group", () => {
+    const clock = new ManualClock();
+    const resume = new ResumeTrack({ clock, maxAgeMs: AGE });
+    const idle = new Tape(resume.subscribe({ start: 0 }));
+    const reader = new Tape(resume.subscribe({ start: 0 }));
+    const born = new Map<number, number>();
+    const copies: Track[] = [];
+    let mostRetained = 0;
+    let mostLanes = 0;
+    for (let i = 0; i < 200; i++) {
+      copies.at(-1)?.drop(); // failover
+      const copy = new Track(`c${String(i)}`, { clock, maxAgeMs: AGE });
+      copies.push(copy);
+      resume.takeover(copy);
+      fill(copy.createGroup(i), "x").finish();
+      born.set(i, clock.now());
+      clock.advance(STEP);
+      resume.expire();
+      reader.pump();
+      mostRetained = Math.max(mostRetained, resume.retained);
+      mostLanes = Math.max(mostLanes, idle.reader.cursors, reader.reader.cursors);
+    }
+    // A copy is kept at most while its group is younger than the bound: AGE / STEP takeovers.
+    expect(mostRetained).toBeLessThanOrEqual(AGE / STEP);
+    expect(mostLanes).toBeLessThanOrEqual(MAX_SEGMENTS + AGE / STEP + 3);
+    const kept = [...resume.segments, ...resume.list.retained].map((segment) => segment.source);
+    const stale = kept.flatMap((copy) => [...copy.groups()]).filter((group) => group.createdAt + AGE <= clock.now());
+    expect(stale.map((group) => group.sequence)).toEqual([]);
+    idle.pump();
+    expect(idle.handed.filter((seq) => (born.get(seq) ?? 0) + AGE <= clock.now())).toEqual([]);
+    // What the idle reader missed it was told about, each group once.
+    expect(idle.handed.length + idle.lost.length + idle.lagged).toBe(200);
+    expect(reader.handed.length).toBe(200);
+  });
+
+  it("a reader holding a group from a copy a park replaced is not handed it once the cache's copy aged out", () => {
+    const clock = new ManualClock();
+    const resume = new ResumeTrack({ clock, maxAgeMs: AGE });
+    const a = new Track("a", { clock, maxAgeMs: AGE });
+    resume.takeover(a);
+    const idle = new Tape(resume.subscribe({ start: 0 }));
+    fill(a.createGroup(0), "x").finish();
+    resume.park(); // the cache holds group 0 whole, so A is let go at once
+    a.drop();
+    resume.takeover(new Track("b", { clock, maxAgeMs: AGE }));
+    expect(resume.retained).toBe(0);
+    clock.advance(AGE);
+    resume.expire();
+    idle.pump();
+    expect([idle.handed, idle.lost]).toEqual([[], [0]]);
   });
 });

@@ -2,13 +2,24 @@
 // is lost, random sequences of publishing, late groups, GOAWAY handovers, parks, failovers,
 // teardowns after a park, joins, cap changes and reads never produce `lost`, `lagged` or a gap,
 // and once the publisher is done no reader is left pending: every group it is owed arrives once,
-// whole and in frame order.
+// whole and in frame order. Head for newcomers (invariant 3), probed: a reader that joins at any
+// step with an explicit start is handed at once every group a copy holds, each from its first
+// frame to the last one published.
 import { ManualClock } from "@handoff/seqlog";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Group } from "../model/group.js";
 import { frame, Tape } from "../model/tape.test-helpers.js";
-import { publishOps, readerOps, small, type PublishOp, type ReaderOp } from "./model-ops.test-helpers.js";
+import {
+  propertyRuns,
+  publishOps,
+  readerOps,
+  safetyNet,
+  sequences,
+  small,
+  type PublishOp,
+  type ReaderOp,
+} from "./model-ops.test-helpers.js";
 import { Track } from "../model/track.js";
 import { ResumeTrack, type Boundary } from "./resume-track.js";
 
@@ -48,8 +59,11 @@ interface Sim {
 const decoder = new TextDecoder();
 const CACHE = 1024;
 
-/** Runs one sequence against a resumed track with caches too large to ever evict. */
-function run(ops: readonly Op[]): void {
+/**
+ * Runs one sequence against a resumed track with caches too large to ever evict. With `probe`, a
+ * newcomer joins after every step, reads what it can and leaves (see {@link probeNewcomer}).
+ */
+function run(ops: readonly Op[], probe = false): void {
   const clock = new ManualClock();
   const resume = new ResumeTrack({ clock, maxGroups: CACHE });
   let names = 0;
@@ -184,6 +198,7 @@ function run(ops: readonly Op[]): void {
         readers[op.pick % Math.max(1, readers.length)]?.tape.reader.endAt(op.end);
         break;
     }
+    if (probe) probeNewcomer(resume, truth);
   }
 
   // The publisher is done: every open group is completed on the copies still receiving it, the
@@ -223,13 +238,42 @@ function run(ops: readonly Op[]): void {
   }
 }
 
+/**
+ * A newcomer joins with an explicit start below every group, reads what it can now and leaves. It
+ * must be handed every group some copy holds, each read from frame 0 through the last frame the
+ * publisher wrote, with no gap: nothing was lost, so every frame is in a copy it can read.
+ */
+function probeNewcomer(resume: ResumeTrack, truth: ReadonlyMap<number, { readonly frames: number }>): void {
+  const held = [...truth.keys()].filter((seq) => resume.holders(seq).length > 0).sort((a, b) => a - b);
+  const tape = new Tape(resume.subscribe({ start: 0 }));
+  tape.pump();
+  expect({ lost: tape.lost, lagged: tape.lagged, gaps: [...tape.gaps.keys()] }).toEqual({ lost: [], lagged: 0, gaps: [] });
+  expect([...tape.handed].sort((a, b) => a - b)).toEqual(held);
+  for (const seq of held) {
+    const indexes = (tape.frames.get(seq) ?? []).map((text) => Number(text.split(":")[1]));
+    expect({ seq, indexes }).toEqual({ seq, indexes: Array.from({ length: truth.get(seq)?.frames ?? 0 }, (_, i) => i) });
+  }
+  tape.reader.close();
+}
+
+const RUNS = propertyRuns(2000);
+
 describe("resume model, lossless", () => {
-  it("where nothing is evicted and no copy is lost, no reader is told lost, lagged or gap, nor left pending", () => {
+  it("where nothing is evicted and no copy is lost, no reader is told lost, lagged or gap, nor left pending", safetyNet(RUNS), () => {
     fc.assert(
-      fc.property(fc.array(opArb, { minLength: 1, maxLength: 40 }), (ops) => {
+      fc.property(sequences(opArb), (ops) => {
         run(ops);
       }),
-      { numRuns: 2000 },
+      { numRuns: RUNS },
+    );
+  });
+
+  it("a newcomer joining at any step of a lossless run is handed every group a copy holds, each from its first frame", safetyNet(RUNS), () => {
+    fc.assert(
+      fc.property(sequences(opArb), (ops) => {
+        run(ops, true);
+      }),
+      { numRuns: RUNS },
     );
   });
 

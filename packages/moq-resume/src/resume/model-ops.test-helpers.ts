@@ -1,10 +1,36 @@
 /**
  * Test helpers shared by the resume model properties: the publisher's operations (a group, a
  * skipped number delivered late, a frame, a group's end) and the reader's (join, read, cap) as
- * weighted fast-check arbitraries. Not exported from the package.
+ * weighted fast-check arbitraries, the sequences they are drawn in, and how many runs a property
+ * makes. Not exported from the package.
  * @module
  */
 import fc from "fast-check";
+
+/**
+ * How many runs a model property makes: `runs`, or `HANDOFF_PROPERTY_RUNS` when set (a long
+ * sweep, e.g. `HANDOFF_PROPERTY_RUNS=1000000`). Properties are bounded by runs, never by time.
+ */
+export function propertyRuns(runs: number): number {
+  const set = Number(process.env["HANDOFF_PROPERTY_RUNS"] ?? "");
+  return Number.isSafeInteger(set) && set > 0 ? set : runs;
+}
+
+/**
+ * The timeout of a property test making `runs` runs: a safety net for a slow, shared machine, far
+ * above what the runs take (about a millisecond each), so reaching it means a hang, never a slow pass.
+ */
+export function safetyNet(runs: number): { readonly timeout: number } {
+  return { timeout: Math.max(10 * 60_000, runs * 50) };
+}
+
+/**
+ * Sequences of up to `maxLength` operations. Size "max": fast-check's default size would keep
+ * them to about ten steps, too short for a split group to be pruned twice over and then joined.
+ */
+export function sequences<T>(op: fc.Arbitrary<T>, maxLength = 40): fc.Arbitrary<T[]> {
+  return fc.array(op, { minLength: 1, maxLength, size: "max" });
+}
 
 /** A small pick or sequence number. */
 export const small = fc.integer({ min: 0, max: 7 });

@@ -18,6 +18,7 @@ import { TrackReader, type ReaderOptions } from "../model/reader.js";
 import type { Track } from "../model/track.js";
 import { Watchers } from "../model/watchers.js";
 import { segmentDemand, type Demand } from "./demand.js";
+import { copiesIn, dropDuplicates, keptCopies } from "./kept-copies.js";
 import { warmCache } from "./warm-cache.js";
 
 /** The default bound on live segments. */
@@ -71,6 +72,8 @@ export class ResumeTrack implements ReaderFeed<Track> {
   readonly #maxSegments: number;
   readonly #lingerMs: number;
   readonly #limits: CacheLimits;
+  /** True when an age bound is set: copies let go then give up what a listed copy holds whole. */
+  readonly #aged: boolean;
   readonly #info: TrackInfo;
   readonly #watchers = new Watchers();
   readonly #sources = new Map<Track, () => void>();
@@ -90,6 +93,7 @@ export class ResumeTrack implements ReaderFeed<Track> {
       ...(options.maxGroups === undefined ? {} : { maxGroups: options.maxGroups }),
       ...(options.maxAgeMs === undefined ? {} : { maxAgeMs: options.maxAgeMs }),
     };
+    this.#aged = Number.isFinite(options.maxAgeMs ?? Infinity);
     this.#info = trackInfo(options.info);
     this.#idleSince = this.#clock.now();
   }
@@ -172,10 +176,15 @@ export class ResumeTrack implements ReaderFeed<Track> {
     return true;
   }
 
-  /** Applies the age bound to every copy; returns how many groups were evicted. */
+  /**
+   * Applies the age bound to every copy a reader can be handed a group from, listed or kept, and
+   * lets go of the kept copies that held nothing else a reader needs; returns how many groups were
+   * evicted.
+   */
   expire(): number {
     let evicted = 0;
-    for (const segment of this.list.segments) evicted += segment.source.expire();
+    for (const source of this.#live()) evicted += source.expire();
+    if (evicted > 0) this.#retain([]);
     return evicted;
   }
 
@@ -301,15 +310,21 @@ export class ResumeTrack implements ReaderFeed<Track> {
   }
 
   /**
-   * Keeps the copies that left the list while some attached reader may still need something they
-   * hold, and releases every kept copy nobody needs any more.
+   * Keeps the copies that left the list while they are open, some attached reader may still need
+   * something they hold, or they hold the head of a group another copy serves split (see
+   * kept-copies.ts), and releases every other kept copy, without the groups the list holds whole.
    */
   #retain(left: readonly Segment<Track>[]): void {
     this.list.retain(left);
-    const whole = (sequence: number): boolean =>
-      copiesIn(this.list.segments, sequence).some((group) => group.finished && group.base === 0);
-    const released = this.list.releaseRetained((segment) => this.#needed(segment, whole));
-    this.#forget(released);
+    const kept = keptCopies(this.list.segments, this.list.retained, this.#readers);
+    const released = this.list.releaseRetained((segment) => kept.has(segment));
+    if (released.length > 0) {
+      const live = this.#live();
+      this.#forget(released, live);
+      // Only the age bound needs it (a duplicate is as good as the listed copy until that expires),
+      // and only once forgotten, so the evictions wake no reader: none waits on a copy held whole.
+      if (this.#aged) dropDuplicates(released, this.list.segments, live);
+    }
     this.#watchEnds();
   }
 
@@ -337,25 +352,6 @@ export class ResumeTrack implements ReaderFeed<Track> {
     this.#ends.delete(source);
   }
 
-  /**
-   * True while the copy is open, a reader needs it, or it holds the head of a group the list holds
-   * split.
-   */
-  #needed(segment: Segment<Track>, whole: (sequence: number) => boolean): boolean {
-    // An open copy (one draining after a handover) may still bring a late group in its range,
-    // owed to every reader whose start is at or below it, including readers that join later:
-    // what they will be handed is not known yet, so only the copy's end lets it go.
-    if (!segment.source.closed) return true;
-    for (const reader of this.#readers) if (reader.needs(segment, whole)) return true;
-    // Head for newcomers: a seam group the list still serves only from past its first frame.
-    for (const group of segment.source.groups()) {
-      if (group.lost || !segmentCovers(segment, group.sequence)) continue;
-      const kept = copiesIn(this.list.segments, group.sequence);
-      if (kept.length > 0 && !kept.some((copy) => copy.base <= group.base)) return true;
-    }
-    return false;
-  }
-
   /** The oldest group below `boundary` no copy holds whole, if any: the new copy must continue it. */
   #oldestIncomplete(boundary: number): number | undefined {
     let oldest: number | undefined;
@@ -381,8 +377,12 @@ export class ResumeTrack implements ReaderFeed<Track> {
     return false;
   }
 
-  #forget(segments: readonly Segment<Track>[]): void {
-    const live = new Set([...this.list.segments, ...this.list.retained].map((segment) => segment.source));
+  /** The sources of every listed or kept segment. */
+  #live(): Set<Track> {
+    return new Set([...this.list.segments, ...this.list.retained].map((segment) => segment.source));
+  }
+
+  #forget(segments: readonly Segment<Track>[], live = this.#live()): void {
     for (const segment of segments) {
       if (live.has(segment.source)) continue;
       this.#sources.get(segment.source)?.();
@@ -390,15 +390,4 @@ export class ResumeTrack implements ReaderFeed<Track> {
       this.#unwatchEnd(segment.source);
     }
   }
-}
-
-/** The live copies of `sequence` that `segments` hold in range, newest segment first, appended to `copies`. */
-function copiesIn(segments: readonly Segment<Track>[], sequence: number, copies: Group[] = []): Group[] {
-  for (let i = segments.length - 1; i >= 0; i--) {
-    const segment = segments[i];
-    if (segment === undefined || !segmentCovers(segment, sequence)) continue;
-    const group = segment.source.get(sequence);
-    if (group !== undefined && !group.lost) copies.push(group);
-  }
-  return copies;
 }
