@@ -16,7 +16,7 @@ const fast = ["--node-timeout-ms", "300"];
 const resume = { clean: false, properties: { sessionExpiryInterval: 60 } };
 
 describe.skipIf(!hasRedis)("a dead node's offline session adopted by a survivor", () => {
-  it("gets every message accepted while its node was dead, once, in order", { timeout: 30_000 }, async () => {
+  it("gets every message accepted while its node was dead, once, in order", async () => {
     const [one, two] = [await nodes.start("n1", fast), await nodes.start("n2", fast)];
     const first = await fixture.connect(mqttUrl(two), { clientId: "sleeper", ...resume });
     await first.subscribeAsync("feed", { qos: 1 });

@@ -30,7 +30,7 @@ async function untilGauge(server: Server, name: string, value: number): Promise<
 }
 
 describe.skipIf(!hasRedis)("node liveness", () => {
-  it("every node reports the nodes alive and the cluster's sessions; a stopped node's will fires once, from the survivor, after its delay", { timeout: 30_000 }, async () => {
+  it("every node reports the nodes alive and the cluster's sessions; a stopped node's will fires once, from the survivor, after its delay", async () => {
     const [one, two] = [await nodes.start("n1", fast), await nodes.start("n2", fast)];
     const watcher = await fixture.connect(mqttUrl(one), { clientId: "watcher" });
     const wills = collect(watcher);

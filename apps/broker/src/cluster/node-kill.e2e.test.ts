@@ -122,11 +122,11 @@ async function killUnderLoad(qos: 1 | 2, publisherOn: "the killed node" | "a nod
 }
 
 describe.skipIf(!hasRedis).each(["the killed node", "a node that lives"] as const)("kill -9 of the subscriber's node under load, the publisher on %s", (publisherOn) => {
-  it("QoS 1: no acknowledged message lost, resends flagged DUP, the subscriber resumed on another node", { timeout: 60_000 }, async () => {
+  it("QoS 1: no acknowledged message lost, resends flagged DUP, the subscriber resumed on another node", async () => {
     await killUnderLoad(1, publisherOn);
   });
 
-  it("QoS 2: every acknowledged message exactly once across the kill", { timeout: 60_000 }, async () => {
+  it("QoS 2: every acknowledged message exactly once across the kill", async () => {
     await killUnderLoad(2, publisherOn);
   });
 });

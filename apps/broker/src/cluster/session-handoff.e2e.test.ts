@@ -13,7 +13,7 @@ const fixture = serverFixture();
 const resume = { clean: false, properties: { sessionExpiryInterval: 3600 } };
 
 describe.skipIf(!hasRedis)("session handoff between broker nodes", () => {
-  it("a session queued on node 1 resumes on node 2 with its messages in order, and back on node 1 with what node 2 queued", { timeout: 30_000 }, async () => {
+  it("a session queued on node 1 resumes on node 2 with its messages in order, and back on node 1 with what node 2 queued", async () => {
     const [one, two] = [await nodes.start("n1"), await nodes.start("n2")];
     const sub = await fixture.connect(mqttUrl(one), { clientId: "sub", ...resume });
     await sub.subscribeAsync("t/#", { qos: 1 });
@@ -39,7 +39,7 @@ describe.skipIf(!hasRedis)("session handoff between broker nodes", () => {
     await until(() => two.broker.router.session("sub") === undefined, 5000, "node 2 to give the session up");
   });
 
-  it("a clean start on node 2 discards the session node 1 held: nothing of it reaches the clean session (seed 000 across nodes)", { timeout: 30_000 }, async () => {
+  it("a clean start on node 2 discards the session node 1 held: nothing of it reaches the clean session (seed 000 across nodes)", async () => {
     const [one, two] = [await nodes.start("n1"), await nodes.start("n2")];
     const sub = await fixture.connect(mqttUrl(one), { clientId: "sub", ...resume });
     await sub.subscribeAsync("old/#", { qos: 1 });
@@ -61,7 +61,7 @@ describe.skipIf(!hasRedis)("session handoff between broker nodes", () => {
     expect([...got, ...later].map((g) => g.payload)).toEqual(["under the new subscription"]);
   });
 
-  it("a session connected on node 1 when its client connects to node 2: 0x8E there, resumed here, its will without delay published once", { timeout: 30_000 }, async () => {
+  it("a session connected on node 1 when its client connects to node 2: 0x8E there, resumed here, its will without delay published once", async () => {
     const [one, two] = [await nodes.start("n1"), await nodes.start("n2")];
     const watcher = await fixture.connect(mqttUrl(two), { clientId: "watcher" });
     const wills = collect(watcher);

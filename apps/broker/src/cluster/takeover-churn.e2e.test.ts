@@ -16,7 +16,7 @@ const fixture = serverFixture();
 
 describe.skipIf(!hasRedis)("takeover churn across three nodes while QoS 1 publishers send", () => {
   for (const version of [5, 4] as const) {
-    it(`MQTT ${version === 5 ? "5" : "3.1.1"}: session present exactly when resumable, no strays, nothing lost, repeats only as DUP`, { timeout: 60_000 }, async () => {
+    it(`MQTT ${version === 5 ? "5" : "3.1.1"}: session present exactly when resumable, no strays, nothing lost, repeats only as DUP`, async () => {
       const urls = (await Promise.all([nodes.start("n1"), nodes.start("n2"), nodes.start("n3")])).map(mqttUrl);
       const urlFor = (id: number, step: number): string => urls[(id + step) % urls.length] ?? "";
       await takeoverChurn({ version, label: "3 nodes on Redis", track: fixture.track, publishers: urls, urlFor, rate: 1000, churnMs: 4000, routedAtAck: false });

@@ -24,7 +24,7 @@ const payloads = (got: readonly Got[], topic?: string): string[] => got.filter((
 const expected = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}${String(i)}`);
 
 describe.skipIf(!hasRedis)("routing between three broker nodes", () => {
-  it("fans a publisher on node 1 out to subscribers on nodes 2 and 3 once, in order, at min(publish, subscription) QoS", { timeout: 30_000 }, async () => {
+  it("fans a publisher on node 1 out to subscribers on nodes 2 and 3 once, in order, at min(publish, subscription) QoS", async () => {
     const [one, two, three_] = await three();
     const onTwo = await fixture.connect(mqttUrl(two), { clientId: "s2" });
     const onThree = await fixture.connect(mqttUrl(three_), { clientId: "s3" });
@@ -46,7 +46,7 @@ describe.skipIf(!hasRedis)("routing between three broker nodes", () => {
     expect(one.broker.router.session("s2")).toBeUndefined();
   });
 
-  it("fans publishers on all three nodes in to one subscriber, each publisher's messages in its order", { timeout: 30_000 }, async () => {
+  it("fans publishers on all three nodes in to one subscriber, each publisher's messages in its order", async () => {
     const servers = await three();
     const [one] = servers;
     const sub = await fixture.connect(mqttUrl(one), { clientId: "sub" });
@@ -60,7 +60,7 @@ describe.skipIf(!hasRedis)("routing between three broker nodes", () => {
     expect(got.length).toBe(120);
   });
 
-  it("keeps no-local for the publisher wherever its session moves, and delivers to the others", { timeout: 30_000 }, async () => {
+  it("keeps no-local for the publisher wherever its session moves, and delivers to the others", async () => {
     const [one, two] = await three();
     const resume = { clean: false, properties: { sessionExpiryInterval: 3600 } };
     const self = await fixture.connect(mqttUrl(one), { clientId: "self", ...resume });
@@ -90,7 +90,7 @@ describe.skipIf(!hasRedis)("routing between three broker nodes", () => {
     }
   });
 
-  it("shares retained messages: a subscriber on another node gets the last one, retain-as-published per subscription", { timeout: 30_000 }, async () => {
+  it("shares retained messages: a subscriber on another node gets the last one, retain-as-published per subscription", async () => {
     const [one, two, three_] = await three();
     const pub = await fixture.connect(mqttUrl(one), { clientId: "pub" });
     await pub.publishAsync("state/a", "old", { qos: 1, retain: true });
@@ -109,7 +109,7 @@ describe.skipIf(!hasRedis)("routing between three broker nodes", () => {
     expect(keptGot.map((g) => [g.payload, g.retain])).toEqual([["new", true], ["live", true]]);
   });
 
-  it("publishes a will to the subscribers of every node", { timeout: 30_000 }, async () => {
+  it("publishes a will to the subscribers of every node", async () => {
     const [one, two, three_] = await three();
     const watchers = await Promise.all([two, three_].map((s, i) => fixture.connect(mqttUrl(s), { clientId: `w${String(i)}` })));
     const gots = watchers.map((w) => collect(w));
