@@ -20,7 +20,7 @@ import { ClusterKeys } from "./cluster/keys.js";
 import { startLivenessLoop, type LivenessLoop } from "./cluster/liveness-loop.js";
 import { registerClusterMetrics } from "./cluster/liveness-metrics.js";
 import { clusterRouterOptions, startClusterRouting, type ClusterRouting } from "./cluster/routing/cluster-routing.js";
-import { settleAtStart } from "./cluster/routing/settle-at-start.js";
+import { settleAtStart } from "./cluster/settle-at-start.js";
 import { SharedGroupsRouting } from "./cluster/routing/shared-groups.js";
 import { observeRouting } from "./cluster/routing/routing-metrics.js";
 import { giveUpSession } from "./cluster/session-handoff.js";

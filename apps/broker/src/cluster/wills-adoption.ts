@@ -38,6 +38,18 @@ export async function sessionsOwnedBy(redis: Redis, keys: ClusterKeys, node: str
 }
 
 /**
+ * Installs a session taken from Redis as a restart restores one (disconnected from now, its will
+ * and expiry running here), replacing any copy this router had: a dead node's session adopted
+ * here, or one this node settles as it starts (routing/settle-at-start.ts).
+ */
+export function restoreAsStopped(router: Pick<Router, "forget" | "restore">, clientId: string): (snapshot: SessionSnapshot) => void {
+  return (snapshot) => {
+    router.forget(clientId);
+    router.restore({ sessions: [snapshot], retained: [] });
+  };
+}
+
+/**
  * Whether `nodeId` delivers `deadNode`'s `$share` copies: the first survivor to ask, once
  * cluster-wide (until `deadNode` beats again), so survivors splitting its sessions do not each
  * deliver them (one copy per group, cluster invariant C3). One round trip (SET NX GET).
@@ -58,11 +70,7 @@ export async function adoptSessionsOf(deadNode: string, redis: Redis, keys: Clus
     const taken = await store.takeOrphan(clientId, token);
     if (taken.lost || taken.stored === undefined) continue;
     orphan ??= { claimed: new Set<string>(), heir: await electHeir(redis, keys, deadNode, store.nodeId) };
-    const install = (snapshot: SessionSnapshot): void => {
-      router.forget(clientId);
-      router.restore({ sessions: [snapshot], retained: [] });
-    };
-    await settle(clientId, taken.stored, taken.routeBase, install, orphan);
+    await settle(clientId, taken.stored, taken.routeBase, restoreAsStopped(router, clientId), orphan);
     adopted.push(clientId);
   }
   return adopted;

@@ -70,10 +70,14 @@ export interface UnsettledSession {
 
 /** The sessions of `loaded` whose route base is still in Redis, apart from the rest. */
 export async function apartUnsettled(redis: Redis, keys: ClusterKeys, loaded: RouterSnapshot): Promise<{ readonly snapshot: RouterSnapshot; readonly unsettled: UnsettledSession[] }> {
-  const bases = await Promise.all(loaded.sessions.map((s) => redis.hgetall(keys.routeBase(s.record.clientId))));
+  // The route bases' hash names every unsettled session: one read, then a base only for those.
+  const pending = new Set(await redis.hkeys(keys.routeBases));
+  const candidates = loaded.sessions.filter((s) => pending.has(s.record.clientId));
+  if (candidates.length === 0) return { snapshot: loaded, unsettled: [] };
+  const bases = new Map(await Promise.all(candidates.map(async (s) => [s, await redis.hgetall(keys.routeBase(s.record.clientId))] as const)));
   const unsettled: UnsettledSession[] = [];
-  const sessions = loaded.sessions.filter((stored, i) => {
-    const { node, cursor, tip } = bases[i] ?? {};
+  const sessions = loaded.sessions.filter((stored) => {
+    const { node, cursor, tip } = bases.get(stored) ?? {};
     if (node === undefined || cursor === undefined || tip === undefined) return true;
     unsettled.push({ stored, routeBase: { node, cursor, tip } });
     return false;

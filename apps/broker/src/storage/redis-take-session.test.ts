@@ -99,4 +99,26 @@ describe.skipIf(!hasRedis)("RedisStore.takeSession", () => {
     expect(await a.takeSession("new", () => undefined)).toEqual({ current: false, stored: undefined });
     await a.close();
   });
+
+  it("sets apart at start a session this node claimed and had not settled: it is replayed before it is restored", async () => {
+    const a = await open("node-a");
+    const onA = newRouter(a).router;
+    const c = online(onA, "c");
+    onA.subscribe("c", c.generation, [sub("t")]);
+    onA.disconnect("c", c.generation, { publishWill: false });
+    online(onA, "kept"); // node-a's, untouched: restored by node-a as usual
+    await a.flush();
+    await a.close();
+    const b = await open("node-b");
+    const taken = await b.takeSession("c", () => undefined); // node-b claims c, then stops before its replay
+    expect(taken.current ? undefined : taken.routeBase?.node).toBe("node-a");
+    await b.close();
+    const again = await open("node-b");
+    expect(again.unsettled.map((u) => [u.stored.record.clientId, u.routeBase.node])).toEqual([["c", "node-a"]]);
+    expect(again.load().sessions.map((s) => s.record.clientId)).not.toContain("c");
+    await again.close();
+    const home = await open("node-a");
+    expect([home.unsettled.length, home.load().sessions.map((s) => s.record.clientId)]).toEqual([0, ["kept"]]);
+    await home.close();
+  });
 });

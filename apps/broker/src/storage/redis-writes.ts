@@ -119,8 +119,13 @@ export function appendsSettled(groups: readonly RecordedGroup[], refused: Readon
   groups.forEach((g, index) => {
     for (const command of g.commands) {
       if (command[0] !== "XADD") continue;
-      if (refused.has(index)) appends.dropped(command);
-      else appends.committed(command, ids[next++] ?? "");
+      if (refused.has(index)) {
+        appends.dropped(command);
+        continue;
+      }
+      const id = ids[next++];
+      // A reply shorter than the batch's appends leaves the id unknown: treated as after every claim.
+      if (id !== undefined) appends.committed(command, id);
     }
   });
 }

@@ -33,8 +33,8 @@ export class RouteAppends {
   #unread: UnreadAppend[] = [];
   /** Entries of #unread before this index are passed. */
   #head = 0;
-  /** The origin tag of each XADD command this node made, to name it when its batch's outcome is known. */
-  readonly #tags = new WeakMap<readonly (string | Buffer)[], OriginTag>();
+  /** The unread append of each XADD command this node made, found again in O(1) when its batch's outcome is known. */
+  readonly #appends = new WeakMap<readonly (string | Buffer)[], UnreadAppend>();
 
   constructor(node: string, incarnation: number, earlier: readonly UnreadAppend[] = []) {
     this.#node = node;
@@ -46,9 +46,10 @@ export class RouteAppends {
   command(stream: string, message: Message, shares: ShareDecisions): (string | Buffer)[] {
     this.#counter += 1;
     const tag = this.#tag();
-    this.#unread.push({ tag, message, shares });
+    const append: UnreadAppend = { tag, message, shares };
+    this.#unread.push(append);
     const command = ["XADD", stream, "*", ...entryFields(tag, message, shares)];
-    this.#tags.set(command, tag);
+    this.#appends.set(command, append);
     return command;
   }
 
@@ -68,9 +69,8 @@ export class RouteAppends {
 
   /** The message append `command` (from {@link RouteAppends.command}) was committed as entry `id`. */
   committed(command: readonly (string | Buffer)[], id: string): void {
-    const tag = this.#tags.get(command);
-    const unread = tag === undefined ? undefined : this.#find(tag);
-    if (unread !== undefined) unread.id = id;
+    const append = this.#appends.get(command);
+    if (append !== undefined) append.id = id;
   }
 
   /**
@@ -79,17 +79,10 @@ export class RouteAppends {
    * reach sessions as a message never acknowledged.
    */
   dropped(command: readonly (string | Buffer)[]): void {
-    const tag = this.#tags.get(command);
-    const unread = tag === undefined ? undefined : this.#find(tag);
-    if (unread !== undefined) this.#unread.splice(this.#unread.indexOf(unread), 1);
-  }
-
-  #find(tag: OriginTag): UnreadAppend | undefined {
-    for (let i = this.#unread.length - 1; i >= this.#head; i--) {
-      const u = this.#unread[i];
-      if (u?.tag.incarnation === tag.incarnation && u.tag.counter === tag.counter) return u;
-    }
-    return undefined;
+    const append = this.#appends.get(command);
+    // Rare (a publisher fenced out or given up): a search of the unread part is fine here.
+    const at = append === undefined ? -1 : this.#unread.indexOf(append, this.#head);
+    if (at >= 0) this.#unread.splice(at, 1);
   }
 
   /** This node's reader passed its own entry (`incarnation`, `counter`): it and earlier ones (of earlier runs too) are read. */
