@@ -10,6 +10,8 @@ function gatedStore() {
   let open = false;
   return {
     ...memoryOnlyStore,
+    /** False: the store says it takes no commits (as after a failure, or when too much waits). */
+    admitting: true,
     flush: () =>
       open
         ? Promise.resolve()
@@ -144,13 +146,25 @@ describe("acknowledgements wait for the store", () => {
     expect(await reason).toBe(0x80);
   });
 
-  it("refuses the CONNECT with 0x88 when the session claim cannot be committed", async () => {
+  it("answers a CONNECT whose claim commit failed once the store's retry lands, not with 0x88", async () => {
     const store = gatedStore();
     h = await startBroker({ store });
     const connecting = h.client({ clientId: "c" });
     await until(() => store.pending === 1);
     store.failAll();
-    await expect(connecting).rejects.toMatchObject({ code: 0x88 });
+    // The claim was applied; the CONNACK waits for the retry instead of saying nothing happened.
+    await until(() => store.pending === 1, 3000, "the retried commit");
+    store.commitAll();
+    const client = await connecting;
+    expect(client.connected).toBe(true);
+  });
+
+  it("refuses the CONNECT with 0x88 while the store takes no commits, before anything is applied", async () => {
+    const store = gatedStore();
+    store.admitting = false;
+    h = await startBroker({ store });
+    await expect(h.client({ clientId: "c" })).rejects.toMatchObject({ code: 0x88 });
+    expect(store.pending).toBe(0);
   });
 });
 

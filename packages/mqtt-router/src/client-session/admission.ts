@@ -7,6 +7,7 @@
 import { ReasonCode } from "../codec/reason-codes.js";
 import type { ConnectRequestEffect } from "../protocol/effects.js";
 import { messageProperties, own } from "./received-message.js";
+import type { Commits } from "./host.js";
 import type { SessionSink, SessionState } from "./session-state.js";
 
 /** What the app decided about an authenticated CONNECT, beyond the packet itself. */
@@ -36,6 +37,14 @@ export function imposedKeepAlive(asked: number, bounds: { readonly min: number; 
  */
 export async function admit(s: SessionState, request: ConnectRequestEffect, admission: Admission, previousOwner: () => SessionSink | undefined): Promise<void> {
   const { router, host, options } = s;
+  const commits = options.commits;
+  // A store known to be failing refuses before anything is applied: 0x88 then means "nothing
+  // happened" (the session is as it was), which is what a client may read into a refusal.
+  if (commits?.admitting === false) {
+    host.commitFailed(new Error("the store is not taking commits"), "connect");
+    s.conn.reject(ReasonCode.ServerUnavailable, "storage unavailable");
+    return;
+  }
   if (options.loadSession !== undefined) {
     try {
       await options.loadSession(request.clientId);
@@ -86,20 +95,12 @@ export async function admit(s: SessionState, request: ConnectRequestEffect, admi
   }
   s.clientId = request.clientId;
   s.generation = outcome.generation;
-  const commits = options.commits;
-  if (commits !== undefined) {
-    try {
-      await commits.flush(); // CONNACK only after the session claim is on disk
-    } catch (err) {
-      host.commitFailed(err, "connect");
-      router.disconnect(request.clientId, outcome.generation, { publishWill: false });
-      s.generation = undefined;
-      s.conn.reject(ReasonCode.ServerUnavailable, "storage unavailable");
-      return;
-    }
-    // Re-read after the await: the client may have gone while the claim was being committed.
-    if (s.conn.phase !== "connecting") return;
-  }
+  // CONNACK only after the session claim is on disk. The connect is applied (a clean start has
+  // discarded the old session) and the store retries a failed batch until it lands, so a failure
+  // is not answered with a refusal, which would promise that nothing happened: the CONNACK waits
+  // for the retry, within the connect timeout, which ends the wait without a CONNACK (the client
+  // then knows nothing, and the next CONNACK's Session Present tells it what landed).
+  if (commits !== undefined && !(await committedWhileConnecting(s, commits))) return;
   const serverKeepAlive = imposedKeepAlive(request.keepAlive, options.keepAlive);
   s.conn.accept({
     sessionPresent: outcome.sessionPresent,
@@ -111,4 +112,37 @@ export async function admit(s: SessionState, request: ConnectRequestEffect, admi
   // CONNACK is queued first; only then may the router resend and drain the session.
   router.bind(request.clientId, outcome.generation);
   host.connected(request, serverKeepAlive ?? request.keepAlive, outcome.sessionPresent);
+}
+
+/**
+ * Failed commits a pending CONNECT waits through. A store retries after a backoff, so the connect
+ * timeout ends the wait long before this; the bound is for a store that fails at once (closed).
+ */
+const CONNECT_COMMIT_ATTEMPTS = 16;
+
+/**
+ * Waits for the commit of what is recorded, through the store's retries, while the CONNECT is
+ * still pending; false when the connection ended first (timed out, or the client went), or is
+ * ended here, without a CONNACK, after {@link CONNECT_COMMIT_ATTEMPTS} failures.
+ */
+async function committedWhileConnecting(s: SessionState, commits: Commits): Promise<boolean> {
+  for (let failures = 0; ; ) {
+    try {
+      await commits.flush();
+      // Re-read after the await: the client may have gone while the claim was being committed.
+      return s.conn.phase === "connecting";
+    } catch (err) {
+      s.host.commitFailed(err, "connect");
+      if (s.conn.phase !== "connecting") return false;
+      failures += 1;
+      if (failures === CONNECT_COMMIT_ATTEMPTS) {
+        // Before CONNACK a disconnect is a plain close: no CONNACK, no will.
+        const { clientId, generation } = s;
+        if (clientId !== undefined && generation !== undefined) s.router.disconnect(clientId, generation, { publishWill: false });
+        s.generation = undefined;
+        s.conn.disconnect(ReasonCode.UnspecifiedError, "storage unavailable");
+        return false;
+      }
+    }
+  }
 }

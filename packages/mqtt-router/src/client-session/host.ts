@@ -29,7 +29,8 @@ export interface Commits {
   flush(): Promise<void>;
   /**
    * False while the store cannot take more (commits failing, too much uncommitted): new QoS 1/2
-   * publishes are refused with 0x97 Quota exceeded meanwhile. Absent: always true.
+   * publishes are refused with 0x97 Quota exceeded meanwhile, and a CONNECT with 0x88 Server
+   * unavailable before anything of it is applied. Absent: always true.
    */
   readonly admitting?: boolean;
 }

@@ -152,15 +152,87 @@ describe("client session: CONNACK", () => {
     expect(again.host.packets[0]).toMatchObject({ type: "connack", sessionPresent: true });
   });
 
-  it("refuses the client (0x88) and releases the claim when the claim's commit fails", async () => {
+  it("does not refuse a CONNECT whose claim commit failed: the CONNACK waits for the store's retry", async () => {
     const world = new World();
     const { host, send, session } = world.client("c");
     send(connectPacket(5, { clientId: "c" }));
     await settle();
     await world.commits.fail();
-    expect(host.packets).toMatchObject([{ type: "connack", reasonCode: ReasonCode.ServerUnavailable }]);
-    expect(session.accepted).toBe(false);
+    // The claim is applied and the store goes again: a 0x88 now would say nothing happened.
+    expect(host.packets).toEqual([]);
+    expect(session.phase).toBe("connecting");
+    expect(world.commits.pending).toBe(true);
+    await world.commits.commit();
+    expect(host.packets).toMatchObject([{ type: "connack", reasonCode: ReasonCode.Success }]);
+    expect(session.accepted).toBe(true);
+  });
+
+  it("sends no CONNACK at all when the client goes while its clean start's commit is retried", async () => {
+    const world = new World();
+    const resume = { clientId: "c", cleanStart: false, properties: { sessionExpiryInterval: 300 } };
+    const first = await world.connected("c", resume);
+    first.send({ type: "disconnect", reasonCode: 0, properties: {} });
+    await settle();
+    const again = world.client("c");
+    again.send(connectPacket(5, { ...resume, cleanStart: true }));
+    await settle();
+    await world.commits.fail();
+    again.session.connectionLost();
+    await settle();
+    expect(again.host.packets).toEqual([]);
+    await world.commits.commit();
+    // What the retry committed is what the next CONNECT sees: the clean start landed.
+    const third = world.client("c");
+    third.send(connectPacket(5, resume));
+    await settle();
+    await world.commits.commit();
+    expect(third.host.packets[0]).toMatchObject({ type: "connack", sessionPresent: false });
+  });
+
+  it("refuses with 0x88 before applying anything while the store is not admitting: the old session and its queue stay", async () => {
+    const world = new World();
+    const resume = { clientId: "c", cleanStart: false, properties: { sessionExpiryInterval: 300 } };
+    const first = await world.connected("c", resume);
+    first.send(subscribe("t", 1));
+    await settle();
+    await world.commits.commit();
+    first.send({ type: "disconnect", reasonCode: 0, properties: {} });
+    await settle();
+    const pub = await world.connected("pub");
+    pub.send(publish("t", 5));
+    await settle();
+    await world.commits.commit();
+    world.commits.admitting = false;
+    const refused = world.client("c");
+    refused.send(connectPacket(5, { ...resume, cleanStart: true }));
+    await settle();
+    expect(refused.host.packets).toMatchObject([{ type: "connack", reasonCode: ReasonCode.ServerUnavailable }]);
+    expect(world.commits.pending).toBe(false);
+    world.commits.admitting = true;
+    const again = world.client("c");
+    again.send(connectPacket(5, resume));
+    await settle();
+    await world.commits.commit();
+    await world.commits.commit();
+    expect(again.host.packets[0]).toMatchObject({ type: "connack", sessionPresent: true });
+    expect(types(again.host.packets)).toEqual(["connack", "publish"]);
+  });
+
+  it("ends the CONNECT without a CONNACK, and without its will, when every commit fails at once", async () => {
+    const world = new World();
+    const watcher = await world.connected("watcher");
+    watcher.send(subscribe("w", 1));
+    await settle();
+    await world.commits.commit();
+    const { host, send, session } = world.client("c");
+    world.commits.failingAtOnce = true;
+    send(connectPacket(5, { clientId: "c", will: { topic: "w", payload: text("gone"), qos: 0, retain: false, properties: {} } }));
+    await settle();
+    expect(host.packets).toEqual([]);
+    expect(host.closes).toBe(1);
+    expect(session.phase).toBe("closed");
     expect(world.router.owner("c")).toBeUndefined();
+    expect(types(watcher.host.packets)).toEqual(["connack", "suback"]);
   });
 });
 

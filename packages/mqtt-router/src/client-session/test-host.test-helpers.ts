@@ -15,9 +15,12 @@ const noop = (): void => undefined;
 /** A store whose pending batch commits only when the test says so (one promise per batch). */
 export class ManualCommits implements Commits {
   admitting = true;
+  /** While true, every flush fails at once (a store that is closed, or broken for good). */
+  failingAtOnce = false;
   #batch: { promise: Promise<void>; resolve: () => void; reject: (err: unknown) => void } | undefined;
 
   flush(): Promise<void> {
+    if (this.failingAtOnce) return Promise.reject(new Error("store closed"));
     if (this.#batch === undefined) {
       let resolve = (): void => undefined;
       let reject = (_err: unknown): void => undefined;
