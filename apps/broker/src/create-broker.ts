@@ -386,7 +386,10 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
 // A cluster node's heartbeat, and its share of adopting the sessions of nodes found dead.
 async function startLiveness(config: BrokerConfig, store: RedisStore, broker: Broker, log: Logger, routing: ClusterRouting | undefined): Promise<LivenessLoop> {
   return startLivenessLoop({
-    ...(routing === undefined ? {} : { settle: routing.settleMoved, onDead: (node: string) => { routing.nodeDead(node); } }),
+    ...(routing === undefined ? {} : { settle: routing.settleMoved, uninstalled: routing.uninstalled, onDead: (node: string) => { routing.nodeDead(node); } }),
+    onInstalled: (clientIds) => {
+      log.info({ sessions: clientIds.length }, "sessions claimed here whose install Redis interrupted are installed (stopped: their wills and expiry run here)");
+    },
     url: config.redis.url ?? "",
     keys: new ClusterKeys(config.redis.prefix),
     nodeId: store.nodeId,

@@ -1,6 +1,7 @@
 /**
- * A node's liveness duty on a timer: beat, survey the cluster, adopt the sessions of each node
- * found dead (wills-adoption.ts), then take that node out of the set. Four beats per node timeout,
+ * A node's liveness duty on a timer: beat, install the claims of this node whose install failed
+ * (routing/uninstalled-claims.ts), survey the cluster, adopt the sessions of each node found dead
+ * (wills-adoption.ts), then take that node out of the set. Four beats per node timeout,
  * so one or two lost beats (a slow Redis, a busy event loop) do not make a live node look dead.
  * A round that fails (Redis down) is dropped; the next one starts over.
  * @module
@@ -9,7 +10,8 @@ import { Redis } from "ioredis";
 import type { ClusterKeys } from "./keys.js";
 import { Liveness, type ClusterView } from "./liveness.js";
 import type { SettleMoved } from "./routing/handoff.js";
-import { adoptSessionsOf, type OrphanSource } from "./wills-adoption.js";
+import type { UninstalledClaims } from "./routing/uninstalled-claims.js";
+import { adoptSessionsOf, installUninstalled, type OrphanSource } from "./wills-adoption.js";
 
 /** Settings of {@link startLivenessLoop}. */
 export interface LivenessLoopOptions {
@@ -21,6 +23,10 @@ export interface LivenessLoopOptions {
   readonly router: Parameters<typeof adoptSessionsOf>[4];
   /** Installs an adopted session after the replay its route base owes it (cluster routing's). */
   readonly settle?: SettleMoved;
+  /** Claims of this node whose install failed (cluster routing's): each round installs them. */
+  readonly uninstalled?: UninstalledClaims;
+  /** Claims that had failed to install were installed here as stopped sessions (for the log). */
+  readonly onInstalled?: (clientIds: readonly string[]) => void;
   /** This node took a dead node out of the cluster's set, after adopting its sessions (once cluster-wide). */
   readonly onDead?: (deadNode: string) => void;
   /** Sessions of a dead node were adopted here (for the log). */
@@ -65,10 +71,14 @@ export async function startLivenessLoop(options: LivenessLoopOptions): Promise<L
     const landed = clock();
     if (lastLanded === undefined || landed - lastLanded > options.timeoutMs / 2) beatingSince = landed;
     lastLanded = landed;
+    if (options.uninstalled !== undefined && options.uninstalled.size > 0) {
+      const installed = await installUninstalled(options.uninstalled, options.store, options.router, options.settle);
+      if (installed.length > 0) options.onInstalled?.(installed);
+    }
     view = await liveness.survey();
     if (landed - (beatingSince ?? landed) < options.timeoutMs) return;
     for (const dead of view.dead) {
-      const adopted = await adoptSessionsOf(dead, redis, options.keys, options.store, options.router, options.settle);
+      const adopted = await adoptSessionsOf(dead, redis, options.keys, options.store, options.router, options.settle, options.uninstalled);
       if (adopted.length > 0) options.onAdopted(dead, adopted);
       if (await liveness.forget(dead)) options.onDead?.(dead);
     }

@@ -14,9 +14,10 @@ import type { Redis } from "ioredis";
 import type { ClusterKeys } from "./keys.js";
 import type { OrphanShares, SettleMoved } from "./routing/handoff.js";
 import type { RouteBase } from "./routing/handoff-rules.js";
+import type { ClaimTokens, UninstalledClaims } from "./routing/uninstalled-claims.js";
 
-/** What adoption needs of the store (RedisStore.takeOrphan, its node id). */
-export interface OrphanSource {
+/** What adoption needs of the store (RedisStore.takeOrphan, its node id, its claims' tokens). */
+export interface OrphanSource extends ClaimTokens {
   readonly nodeId: string;
   takeOrphan(clientId: string, token: string): Promise<{ readonly lost: true } | { readonly lost: false; readonly stored: SessionSnapshot | undefined; readonly routeBase: RouteBase | undefined }>;
 }
@@ -63,15 +64,50 @@ export async function electHeir(redis: Redis, keys: ClusterKeys, deadNode: strin
  * Adopts every session `deadNode` still owns into `router`; resolves with the client ids adopted.
  * Rejects when Redis fails (what was adopted stays adopted; the rest is tried at the next survey).
  */
-export async function adoptSessionsOf(deadNode: string, redis: Redis, keys: ClusterKeys, store: OrphanSource, router: Pick<Router, "forget" | "restore">, settle: SettleMoved = atOnce): Promise<string[]> {
+export async function adoptSessionsOf(deadNode: string, redis: Redis, keys: ClusterKeys, store: OrphanSource, router: Pick<Router, "forget" | "restore">, settle: SettleMoved = atOnce, uninstalled?: UninstalledClaims): Promise<string[]> {
   const adopted: string[] = [];
   let orphan: OrphanShares | undefined;
   for (const { clientId, token } of await sessionsOwnedBy(redis, keys, deadNode)) {
     const taken = await store.takeOrphan(clientId, token);
     if (taken.lost || taken.stored === undefined) continue;
     orphan ??= { claimed: new Set<string>(), heir: await electHeir(redis, keys, deadNode, store.nodeId) };
-    await settle(clientId, taken.stored, taken.routeBase, restoreAsStopped(router, clientId), orphan);
+    try {
+      await settle(clientId, taken.stored, taken.routeBase, restoreAsStopped(router, clientId), orphan);
+    } catch (err) {
+      // Claimed here, no longer the dead node's: the next survey would not list it again.
+      uninstalled?.left(clientId, store);
+      throw err;
+    }
     adopted.push(clientId);
   }
   return adopted;
+}
+
+/**
+ * Installs, as stopped sessions (their wills and expiry running here), the claims of this node
+ * whose install failed (routing/uninstalled-claims.ts): each claimed again only while its token is
+ * still the owner's, so a client that connected to any node meanwhile keeps its session. Resolves
+ * with the client ids installed; rejects when Redis fails (the rest wait for the next round).
+ */
+export async function installUninstalled(uninstalled: UninstalledClaims, store: OrphanSource, router: Pick<Router, "forget" | "restore">, settle: SettleMoved = atOnce): Promise<string[]> {
+  const installed: string[] = [];
+  for (const [clientId, token] of uninstalled.entries()) {
+    await uninstalled.exclusive(clientId, async () => {
+      if (uninstalled.tokenOf(clientId) !== token) return; // a connect here installed it meanwhile
+      const taken = await store.takeOrphan(clientId, token);
+      if (taken.lost || taken.stored === undefined) {
+        uninstalled.delete(clientId);
+        return;
+      }
+      try {
+        await settle(clientId, taken.stored, taken.routeBase, restoreAsStopped(router, clientId));
+      } catch (err) {
+        uninstalled.left(clientId, store);
+        throw err;
+      }
+      uninstalled.delete(clientId);
+      installed.push(clientId);
+    });
+  }
+  return installed;
 }

@@ -183,6 +183,17 @@ export class RedisStore implements RouterStore {
     return { current: false, stored: taken.stored === undefined ? undefined : decodeRawSession(clientId, taken.stored), routeBase: taken.routeBase };
   }
 
+  /**
+   * Forgets the token of a claim whose session was never installed here (Redis failed before
+   * its replay was read), so the next client connecting here claims it again and installs it,
+   * instead of finding the token current and taking this router's copy, which does not exist,
+   * for the session (cluster/routing/uninstalled-claims.ts).
+   */
+  dropClaim(clientId: string): void {
+    this.#tokens.delete(clientId);
+    this.#takenClaims.delete(clientId);
+  }
+
   // --- the routes stream (cluster routing, see cluster/routing/) ---------------------------
 
   /** A new connection to the same Redis, connecting now, its commands queued until it is up. */

@@ -21,6 +21,7 @@ import type { ClusterKeys } from "../keys.js";
 import { loadSessionRouted, settleMovedSession, type SettleMoved } from "./handoff.js";
 import { parseShareFields } from "./route-entry.js";
 import { RouteReader } from "./route-reader.js";
+import { UninstalledClaims } from "./uninstalled-claims.js";
 import { RoutingCounters } from "./routing-metrics.js";
 import type { SharedGroupsRouting } from "./shared-groups.js";
 import { trimFloor } from "./handoff-rules.js";
@@ -40,6 +41,8 @@ export interface ClusterRoutingOptions {
   /** Entries the slowest node may have unread before publishers here are held (cluster.maxStreamBacklog). */
   readonly maxStreamBacklog: number;
   readonly now?: () => number;
+  /** The connection for the replays' reads and the housekeeping; default a new one (RedisStore.connection). */
+  readonly query?: ReturnType<RedisStore["connection"]>;
 }
 
 /** Running routing of one node. */
@@ -48,6 +51,8 @@ export interface ClusterRouting {
   readonly loadSession: (router: Router<Displaceable>, clientId: string) => Promise<void>;
   /** A dead node's session adopted here gets what was routed since that node last read, once. */
   readonly settleMoved: SettleMoved;
+  /** Sessions claimed here whose install failed; the liveness rounds install them (wills-adoption.ts). */
+  readonly uninstalled: UninstalledClaims;
   readonly counters: RoutingCounters;
   /**
    * The router's `onPublished`: a message accepted here (a client's publish or a will) is
@@ -124,7 +129,7 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
       log.warn({ err }, "routes stream: read or commit failed; retrying");
     },
   });
-  const query = store.connection();
+  const query = options.query ?? store.connection();
   // Where shared groups have members, read before the stream is followed: the stream's changes
   // from this node's cursor on then bring that state up to date, never back.
   void query
@@ -138,7 +143,8 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
     .finally(() => {
       reader.start();
     });
-  const handoff = { store, reader, query, stream: keys.routes, now: options.now ?? Date.now, groups };
+  const uninstalled = new UninstalledClaims();
+  const handoff = { store, reader, query, stream: keys.routes, now: options.now ?? Date.now, groups, uninstalled };
   const housekeep = (): Promise<void> => trimAndSample(query, keys, reader.position, counters, options.maxStreamBacklog);
   const housekeeping = setInterval(() => {
     void housekeep().catch((err: unknown) => {
@@ -155,6 +161,7 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
     },
     loadSession: loadSessionRouted(handoff),
     settleMoved: settleMovedSession(handoff),
+    uninstalled,
     counters,
     backlogged: () => counters.backlogged,
     housekeep,

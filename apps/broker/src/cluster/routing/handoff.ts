@@ -19,6 +19,7 @@ import type { Message, Router, SessionSnapshot, ShareDecisions } from "@handoff/
 import type { Redis } from "ioredis";
 import type { RedisStore } from "../../storage/redis-store.js";
 import { giveUpSession, type Displaceable } from "../session-handoff.js";
+import type { UninstalledClaims } from "./uninstalled-claims.js";
 import { replayInto, sessionShareKeys, type ReplayItem } from "./replay.js";
 import { owedEntries, replayTarget, type RouteBase } from "./handoff-rules.js";
 import { OriginsSeen, type OriginTag, type RouteEntry } from "./route-entry.js";
@@ -36,6 +37,8 @@ export interface HandoffDeps {
   readonly now: () => number;
   /** This node's shared-group routing: it takes a dead node's copies once it adopts from it. */
   readonly groups: SharedGroupsRouting;
+  /** Claims of this node not installed (a replay that failed), and one lane of work per client id. */
+  readonly uninstalled: UninstalledClaims;
 }
 
 /**
@@ -77,23 +80,34 @@ export function settleMovedSession(deps: HandoffDeps): SettleMoved {
   };
 }
 
-/** The broker's `loadSession` in a routed cluster. */
+/**
+ * The broker's `loadSession` in a routed cluster. When the replay fails after the claim (Redis
+ * went away), the claim is left to `deps.uninstalled` before the connect is refused.
+ */
 export function loadSessionRouted(deps: HandoffDeps): (router: Router<Displaceable>, clientId: string) => Promise<void> {
   const settle = settleMovedSession(deps);
-  return async (router, clientId) => {
-    const taken = await deps.store.takeSession(clientId, () => {
-      giveUpSession(router, clientId);
+  return (router, clientId) =>
+    deps.uninstalled.exclusive(clientId, async () => {
+      const taken = await deps.store.takeSession(clientId, () => {
+        giveUpSession(router, clientId);
+      });
+      if (taken.current) return;
+      // This claim supersedes an earlier one of this node that was not installed.
+      deps.uninstalled.delete(clientId);
+      const { stored, routeBase } = taken;
+      if (stored === undefined) {
+        router.adopt(clientId, undefined);
+        return;
+      }
+      try {
+        await settle(clientId, stored, routeBase, (snapshot) => {
+          router.adopt(clientId, snapshot);
+        });
+      } catch (err) {
+        deps.uninstalled.left(clientId, deps.store);
+        throw err;
+      }
     });
-    if (taken.current) return;
-    const { stored, routeBase } = taken;
-    if (stored === undefined) {
-      router.adopt(clientId, undefined);
-      return;
-    }
-    await settle(clientId, stored, routeBase, (snapshot) => {
-      router.adopt(clientId, snapshot);
-    });
-  };
 }
 
 // The messages the session is owed besides its stored queue (see the module doc); for a dead
