@@ -5,12 +5,15 @@ import { pino } from "pino";
 import { afterEach } from "vitest";
 import { loadConfig } from "../config/index.js";
 import { startServer, type Server } from "../server.js";
+import { ClusterKeys } from "./keys.js";
 import type { RedisFixture } from "./redis.test-helpers.js";
 
 /** Starts nodes; every node started in a test is closed after it. */
 export interface ClusterNodes {
   /** Starts node `nodeId` of the current test's cluster. */
   start(nodeId: string, flags?: readonly string[]): Promise<Server>;
+  /** The current test's cluster keys (its own prefix). */
+  readonly keys: ClusterKeys;
 }
 
 let clusters = 0;
@@ -28,6 +31,9 @@ export function clusterNodes(redis: RedisFixture): ClusterNodes {
     prefix = `cluster${String(clusters++)}:`;
   });
   return {
+    get keys() {
+      return new ClusterKeys(prefix);
+    },
     start: async (nodeId, flags = []) => {
       const args = ["--host", "127.0.0.1", "--port", "0", "--ws-port", "0", "--http-port", "0"];
       args.push("--storage", "redis", "--redis-url", redis.server.url, "--redis-prefix", prefix, "--node-id", nodeId, ...flags);
