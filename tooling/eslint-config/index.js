@@ -73,19 +73,19 @@ export function config(tsconfigRootDir) {
       rules: {
         "no-restricted-globals": [
           "error",
-          ...["Buffer", "process", "global", "__dirname", "__filename", "require"].map((name) => ({ name, message: "cores are sans-I/O: no Node globals (DESIGN.md)" })),
+          ...["Buffer", "process", "global", "__dirname", "__filename", "require"].map((name) => ({ name, message: "cores are sans-I/O: no Node globals (docs/ARCHITECTURE.md)" })),
           ...["setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate"].map((name) => ({
             name,
-            message: "cores are sans-I/O: no timers; take deadlines and report them as effects (DESIGN.md)",
+            message: "cores are sans-I/O: no timers; take deadlines and report them as effects (docs/ARCHITECTURE.md)",
           })),
         ],
-        "no-restricted-imports": ["error", { patterns: [{ regex: "^node:", message: "cores are sans-I/O: no Node built-in modules (DESIGN.md)" }] }],
+        "no-restricted-imports": ["error", { patterns: [{ regex: "^node:", message: "cores are sans-I/O: no Node built-in modules (docs/ARCHITECTURE.md)" }] }],
         "no-restricted-syntax": [
           "error",
           ...privateFields,
-          { selector: "MemberExpression[object.name='Date'][property.name='now']", message: "cores are sans-I/O: read time from the injected clock (DESIGN.md)" },
-          { selector: "MemberExpression[object.name='performance'][property.name='now']", message: "cores are sans-I/O: read time from the injected clock (DESIGN.md)" },
-          { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "cores are sans-I/O: read time from the injected clock (DESIGN.md)" },
+          { selector: "MemberExpression[object.name='Date'][property.name='now']", message: "cores are sans-I/O: read time from the injected clock (docs/ARCHITECTURE.md)" },
+          { selector: "MemberExpression[object.name='performance'][property.name='now']", message: "cores are sans-I/O: read time from the injected clock (docs/ARCHITECTURE.md)" },
+          { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "cores are sans-I/O: read time from the injected clock (docs/ARCHITECTURE.md)" },
         ],
       },
     },

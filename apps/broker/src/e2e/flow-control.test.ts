@@ -1,4 +1,4 @@
-// Flow control end to end (DESIGN.md router invariant 8, issue #17.8): a flood into one reading
+// Flow control end to end (docs/INVARIANTS.md router invariant 8, issue #17.8): a flood into one reading
 // subscriber slows its publishers instead of dropping what they were acknowledged; a subscriber
 // that stops reading is cut off (stall budget, buffer cap) while a healthy one keeps receiving.
 import { connect, type Socket } from "node:net";

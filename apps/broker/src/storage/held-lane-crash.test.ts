@@ -1,4 +1,4 @@
-// The held lane (mqtt/held-lane.ts) meets a durable store and a crash. A publisher H floods a slow
+// The held lane (mqtt-router's client-session/held-lane.ts) meets a durable store and a crash. A publisher H floods a slow
 // subscriber S until S is congested and H is held by flow control; while held, H keeps receiving,
 // through its lane, QoS 1 and QoS 2 messages it subscribes to, one at a time (in-flight cap 1), each
 // queued copy getting its packet id when H acknowledges the one before. The process dies in its

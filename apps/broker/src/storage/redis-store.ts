@@ -1,8 +1,8 @@
 /**
  * A {@link RouterStore} in Redis: the broker's state shared by the nodes of a cluster (issue #19).
  * A node restores at start only the sessions it held (or nobody did), and takes any other one
- * from Redis when its client connects there ({@link RedisStore.takeSession}); cross-node routing
- * of publishes is not built yet.
+ * from Redis when its client connects there ({@link RedisStore.takeSession}); publishes reach the
+ * other nodes through the routes stream this store appends to (cluster/routing/).
  *
  * As with SQLite, the router's changes are only recorded when they happen; one fenced batch script
  * per round trip writes everything recorded so far (group commit: while one batch is in flight the

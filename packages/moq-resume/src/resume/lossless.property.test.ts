@@ -1,4 +1,4 @@
-// "Lossless means silent" (DESIGN.md, resume invariant 6): where nothing is evicted and no copy
+// "Lossless means silent" (docs/INVARIANTS.md, resume invariant 6): where nothing is evicted and no copy
 // is lost, random sequences of publishing, late groups, GOAWAY handovers, parks, failovers,
 // teardowns after a park, joins, cap changes and reads never produce `lost`, `lagged` or a gap,
 // and once the publisher is done no reader is left pending: every group it is owed arrives once,

@@ -1,5 +1,5 @@
 /**
- * Flow control marks on a session's queue (DESIGN.md router invariant 8): an online session whose
+ * Flow control marks on a session's queue (docs/INVARIANTS.md, router invariant 8): an online session whose
  * queue reaches the high-water mark is *congested*, and the app slows the publishers feeding it
  * (stops reading them, holds their acknowledgements) until the queue is back at the low-water mark,
  * instead of letting the queue reach its bound and drop what was acknowledged. Offline sessions

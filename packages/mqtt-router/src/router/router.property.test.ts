@@ -1,4 +1,4 @@
-// Model-based property test of the router invariants (DESIGN.md, router invariants 1-5, 7 and 9):
+// Model-based property test of the router invariants (docs/INVARIANTS.md, router invariants 1-5, 7 and 9):
 // random sequences of connect (clean | resume, MQTT 3.1.1 | 5, a Receive Maximum each time),
 // bind, subscribe, unsubscribe, publish planned now and executed later (and again, and by another
 // router), acknowledgements, inbound QoS 2 ids, disconnects, session ends and process restarts

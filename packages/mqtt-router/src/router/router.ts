@@ -4,7 +4,7 @@
  * Every call from a connection carries the generation the connection was given at CONNECT. A
  * displaced connection (its session taken over) holds a stale generation and is refused: it
  * cannot subscribe, unsubscribe, acknowledge, arm or fire a will, or release the session
- * (DESIGN.md router invariant 7).
+ * (docs/INVARIANTS.md, router invariant 7).
  *
  * This class is the facade: each behaviour lives in its own module over one shared
  * {@link RouterState} — takeover.ts (connect, bind), session-lifetime.ts (disconnect, expiry,
