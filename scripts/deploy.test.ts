@@ -20,7 +20,8 @@ afterAll(() => {
 /** Starts a deployed app's bin with free ports and resolves with its "listening" log record. */
 async function listening(bin: string, args: readonly string[]): Promise<{ stop: () => Promise<number | null>; record: Record<string, unknown> }> {
   const child = spawn(process.execPath, [bin, ...args], { cwd: out, stdio: ["ignore", "pipe", "inherit"] });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  // A safety net for a hung start (the tests' own is 5 minutes), not a budget a loaded machine misses.
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5 * 60_000);
   const exited = once(child, "exit").then(([code]) => {
     clearTimeout(timer);
     return code as number | null;

@@ -1,6 +1,6 @@
 /**
  * An app's real entry point as a child process, for its `main.test.ts`: started from its
- * TypeScript sources (tsx, workspace packages from source), killed after 15 s at the latest.
+ * TypeScript sources (tsx, workspace packages from source), killed after {@link CHILD_LIMIT_MS} at the latest.
  * @module
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -19,12 +19,20 @@ export interface Launch {
   readonly nodeFlags?: readonly string[];
 }
 
+/**
+ * A safety net, not a budget: a child still running this long is killed (a hung test must not
+ * leave it behind). Compiling an app from its sources took over 15 s on two loaded cores, so the
+ * net is the tests' own (test-kit's TEST_TIMEOUT_MS, 5 minutes).
+ */
+const CHILD_LIMIT_MS = 5 * 60_000;
+
 function spawnEntry(appDir: string, args: readonly string[], stdout: "pipe" | "ignore", launch: Launch = {}): ChildProcess {
   const child = spawn(process.execPath, [...(launch.nodeFlags ?? []), "--import", "tsx", "--conditions=@handoff/source", "src/main.ts", ...args], {
     cwd: appDir,
     stdio: ["ignore", stdout, "pipe"],
   });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), CHILD_LIMIT_MS);
+  timer.unref();
   child.once("exit", () => {
     clearTimeout(timer);
   });
