@@ -29,7 +29,7 @@ async function eventually(check: () => Promise<boolean>, ms: number, what: strin
 
 
 describe.skipIf(!hasRedis)("the broker on --storage redis", () => {
-  it("a queued session, its QoS 1 messages in order and a retained message outlive the broker that acknowledged them", { timeout: 30_000 }, async () => {
+  it("a queued session, its QoS 1 messages in order and a retained message outlive the broker that acknowledged them", async () => {
     const flags = ["--storage", "redis", "--redis-url", redis.server.url, "--redis-prefix", `e2e${String(prefixes++)}:`, "--node-id", "n1"];
     const first = await fixture.start(flags);
     const sub = await fixture.connect(mqttUrl(first), { clientId: "sub", clean: false, properties: { sessionExpiryInterval: 3600 } });
@@ -54,7 +54,7 @@ describe.skipIf(!hasRedis)("the broker on --storage redis", () => {
     expect(seen[0]?.payload).toBe("kept");
   });
 
-  it("refuses QoS 1/2 with 0x97 while Redis is down, answers 503 on /health, and recovers", { timeout: 30_000 }, async () => {
+  it("refuses QoS 1/2 with 0x97 while Redis is down, answers 503 on /health, and recovers", async () => {
     const server = await fixture.start(["--storage", "redis", "--redis-url", redis.server.url, "--redis-prefix", `e2e${String(prefixes++)}:`, "--node-id", "n1"]);
     const health = async (): Promise<number> => (await fetch(`http://127.0.0.1:${String(server.ports.http)}/health`)).status;
     const pub = await fixture.connect(mqttUrl(server), { clientId: "pub" });
@@ -74,7 +74,7 @@ describe.skipIf(!hasRedis)("the broker on --storage redis", () => {
     expect(await outcome(pub.publishAsync("t/a", "after", { qos: 1 }))).toBe("ok");
   });
 
-  it("closes a connection with DISCONNECT 0x8E when its client id connects to another node", { timeout: 30_000 }, async () => {
+  it("closes a connection with DISCONNECT 0x8E when its client id connects to another node", async () => {
     const flags = (node: string): string[] => ["--storage", "redis", "--redis-url", redis.server.url, "--redis-prefix", `e2e${String(prefixes)}:`, "--node-id", node];
     prefixes += 1;
     const one = await fixture.start(flags("n1"));
