@@ -43,6 +43,8 @@ export interface ClusterRoutingOptions {
   readonly now?: () => number;
   /** The connection for the replays' reads and the housekeeping; default a new one (RedisStore.connection). */
   readonly query?: ReturnType<RedisStore["connection"]>;
+  /** The connection the routes reader blocks on; default a new one (tests make its reads wait). */
+  readonly readerConnection?: ReturnType<RedisStore["connection"]>;
 }
 
 /** Running routing of one node. */
@@ -100,7 +102,7 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
     return { ...outcome, noMatchingSubscribers: false, congested: counters.backlogged ? [...outcome.congested, STREAM_BACKLOG] : outcome.congested };
   };
   const reader = new RouteReader({
-    connection: store.connection(),
+    connection: options.readerConnection ?? store.connection(),
     stream: keys.routes,
     start: store.routeCursor,
     apply: (entries) => {

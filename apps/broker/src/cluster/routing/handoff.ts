@@ -91,11 +91,15 @@ export function loadSessionRouted(deps: HandoffDeps): (router: Router<Displaceab
       const taken = await deps.store.takeSession(clientId, () => {
         giveUpSession(router, clientId);
       });
-      if (taken.current) return;
+      if (taken.current) {
+        await caughtUp(deps);
+        return;
+      }
       // This claim supersedes an earlier one of this node that was not installed.
       deps.uninstalled.delete(clientId);
       const { stored, routeBase } = taken;
       if (stored === undefined) {
+        await caughtUp(deps);
         router.adopt(clientId, undefined);
         return;
       }
@@ -108,6 +112,17 @@ export function loadSessionRouted(deps: HandoffDeps): (router: Router<Displaceab
         throw err;
       }
     });
+}
+
+/**
+ * Waits until this node's reader has routed what the stream held after the claim (its tip, read
+ * now): the session the CONNECT then makes or resumes here never gets a message the cluster
+ * accepted before that CONNECT from a reader that lagged (a clean session would have it as a
+ * stray). A session moving here waits the same way, for its route base's tip (settleMovedSession).
+ */
+async function caughtUp(deps: HandoffDeps): Promise<void> {
+  const tip = (await deps.query.xrevrange(deps.stream, "+", "-", "COUNT", 1))[0]?.[0];
+  if (tip !== undefined) await deps.reader.hold(tip, () => Promise.resolve());
 }
 
 // The messages the session is owed besides its stored queue (see the module doc); for a dead

@@ -5,57 +5,17 @@
 // slowest cursor. The entry was after A's cursor (A never routed it into the session: the claim
 // fenced A out) and before B's replay, so only the replay could bring it; trimmed, it was gone.
 // The route base's cursor now holds the trim until the replay is committed.
-import { ManualClock } from "@handoff/seqlog";
-import { Router, type Delivery } from "@handoff/mqtt-router";
-import { pino } from "pino";
-import { afterEach, describe, expect, it } from "vitest";
-import { RedisStore } from "../../storage/redis-store.js";
-import { message, recordingSink, sub } from "../../storage/store.test-helpers.js";
+import type { Delivery } from "@handoff/mqtt-router";
+import { describe, expect, it } from "vitest";
+import { message, sub } from "../../storage/store.test-helpers.js";
 import { ClusterKeys } from "../keys.js";
 import { everyNodeAtTip, hasRedis, useRedis } from "../redis.test-helpers.js";
-import { giveUpSession, type Displaceable } from "../session-handoff.js";
-import { startClusterRouting, type ClusterRouting } from "./cluster-routing.js";
-import { SharedGroupsRouting } from "./shared-groups.js";
+import { giveUpSession } from "../session-handoff.js";
+import { displaceableSink as sink, routingNodes } from "./routing-nodes.test-helpers.js";
 
 const redis = useRedis();
 const keys = new ClusterKeys("trim:");
-const HOUR = 3600_000;
-
-interface Node {
-  readonly id: string;
-  readonly store: RedisStore;
-  readonly router: Router<Displaceable>;
-  readonly routing: ClusterRouting;
-}
-const running: Node[] = [];
-afterEach(async () => {
-  for (const node of running.splice(0)) {
-    await node.routing.close();
-    await node.store.close();
-  }
-});
-
-// One node as create-broker wires it, with no housekeeping of its own: the test trims.
-async function startNode(id: string): Promise<Node> {
-  const store = await RedisStore.open({ url: redis.server.url, prefix: keys.prefix, nodeId: id });
-  const groups = new SharedGroupsRouting(id, (change) => {
-    store.shareChanged(change);
-  });
-  const router = new Router<Displaceable>({
-    clock: new ManualClock(1_000_000),
-    store,
-    onPublished: (m) => {
-      // Bound below: the router calls this only for a publish, after the routing has started.
-      routing.published(m);
-    },
-  });
-  const routing = startClusterRouting({ router, store, groups, holdFor: () => undefined, maxStreamBacklog: 1_000_000, housekeepingMs: HOUR, log: pino({ level: "silent" }) });
-  const node = { id, store, router, routing };
-  running.push(node);
-  return node;
-}
-
-const sink = (): Displaceable => ({ ...recordingSink(), disconnect: () => undefined, takenOverElsewhere: () => undefined });
+const startNode = routingNodes(redis, keys);
 
 const texts = (deliveries: readonly { readonly delivery: Delivery }[]): string[] => deliveries.map((d) => new TextDecoder().decode(d.delivery.message.payload));
 

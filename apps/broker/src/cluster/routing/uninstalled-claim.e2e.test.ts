@@ -5,59 +5,16 @@
 // current and skipped the install, so the client resumed with Session Present 0 and lost what the
 // replay owed it. Now the claim's token leaves the store (the next connect claims again) and the
 // liveness rounds install what no connect came for, as stopped sessions, while the token holds.
-import { ManualClock } from "@handoff/seqlog";
-import { Router } from "@handoff/mqtt-router";
-import { pino } from "pino";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { RedisStore } from "../../storage/redis-store.js";
-import { message, recordingSink, sub } from "../../storage/store.test-helpers.js";
+import { describe, expect, it, vi } from "vitest";
+import { message, sub } from "../../storage/store.test-helpers.js";
 import { ClusterKeys } from "../keys.js";
 import { everyNodeAtTip, hasRedis, useRedis } from "../redis.test-helpers.js";
-import type { Displaceable } from "../session-handoff.js";
 import { installUninstalled } from "../wills-adoption.js";
-import { startClusterRouting, type ClusterRouting } from "./cluster-routing.js";
-import { SharedGroupsRouting } from "./shared-groups.js";
+import { displaceableSink as sink, routingNodes, type RoutingNode as Node } from "./routing-nodes.test-helpers.js";
 
 const redis = useRedis();
 const keys = new ClusterKeys("uninstalled:");
-const HOUR = 3600_000;
-
-interface Node {
-  readonly store: RedisStore;
-  readonly router: Router<Displaceable>;
-  readonly routing: ClusterRouting;
-  /** The routing's connection for replays (a test makes its reads fail). */
-  readonly query: ReturnType<RedisStore["connection"]>;
-}
-const running: Node[] = [];
-afterEach(async () => {
-  for (const node of running.splice(0)) {
-    await node.routing.close();
-    await node.store.close();
-  }
-});
-
-// One node as create-broker wires it, with no housekeeping of its own.
-async function startNode(id: string): Promise<Node> {
-  const store = await RedisStore.open({ url: redis.server.url, prefix: keys.prefix, nodeId: id });
-  const groups = new SharedGroupsRouting(id, (change) => {
-    store.shareChanged(change);
-  });
-  const router = new Router<Displaceable>({
-    clock: new ManualClock(1_000_000),
-    store,
-    onPublished: (m) => {
-      routing.published(m);
-    },
-  });
-  const query = store.connection();
-  const routing = startClusterRouting({ router, store, groups, query, holdFor: () => undefined, maxStreamBacklog: 1_000_000, housekeepingMs: HOUR, log: pino({ level: "silent" }) });
-  const node = { store, router, routing, query };
-  running.push(node);
-  return node;
-}
-
-const sink = (): Displaceable => ({ ...recordingSink(), disconnect: () => undefined, takenOverElsewhere: () => undefined });
+const startNode = routingNodes(redis, keys);
 const resume = { clientId: "s", cleanStart: false, sessionExpiryInterval: 3600, receiveMaximum: 10, protocolVersion: 5 as const };
 
 /**
