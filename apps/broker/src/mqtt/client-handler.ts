@@ -15,10 +15,12 @@ import {
   type Commits,
   type ConnectRequestEffect,
   type DeliverResult,
+  type FlowControl,
   type Hold,
   type OutboundPublish,
   type ProtocolVersion,
   type PublishTemplate,
+  type PublishTemplates,
   type QoS,
   type Router,
 } from "@handoff/mqtt-router";
@@ -27,9 +29,7 @@ import type { Logger } from "pino";
 import type { AccessControl, ClientIdentity, EnhancedExchange, EnhancedStep } from "./access.js";
 import type { ConnectionEvents, ConnectionInfo } from "./connection-info.js";
 import type { BrokerCounters } from "./counters.js";
-import type { FlowControl } from "./flow-control.js";
 import type { DeniedSummary } from "./log-summary.js";
-import type { PublishTemplates } from "./publish-templates.js";
 import type { Transport } from "./transport.js";
 
 /** What every handler shares: the router, the access hooks, the session options. */
