@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { FlowControl, PublishTemplates, ReasonCode, Router, type ClientSession, type Hold, type ProtocolOptions, type RouterOptions, type RouterSnapshot, type RouterStore } from "@handoff/mqtt-router";
 import { GenerationAllocator, type Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
-import { allowAll, type AccessControl } from "./access.js";
+import { allowAll, type AccessControl } from "../auth/access.js";
 import { ClientHandler, type Durability, type HandlerContext } from "./client-handler.js";
 import type { ConnectionEvents, ConnectionInfo } from "./connection-info.js";
 import { BrokerCounters } from "./counters.js";
