@@ -15,7 +15,7 @@ import { topicLevels } from "@handoff/mqtt-router/codec";
 import pino, { type Logger } from "pino";
 import type { Registry } from "prom-client";
 import { createAdminRoutes, statsJson } from "./admin/index.js";
-import { Authenticator, type AuthSummary } from "./auth/index.js";
+import { Authenticator, withHooks, type AuthSummary, type BrokerHooks } from "./auth/index.js";
 import { ClusterKeys } from "./cluster/keys.js";
 import { startLivenessLoop, type LivenessLoop } from "./cluster/liveness-loop.js";
 import { registerClusterMetrics } from "./cluster/liveness-metrics.js";
@@ -26,13 +26,11 @@ import { observeRouting } from "./cluster/routing/routing-metrics.js";
 import { giveUpSession } from "./cluster/session-handoff.js";
 import { configFromObject, type BrokerSettings } from "./config/from-object.js";
 import type { BrokerConfig, TlsFiles } from "./config/index.js";
-import { withHooks, type BrokerHooks } from "./embed-hooks.js";
 import { createHttpServer, type HttpServer } from "./http/index.js";
 import { attachStream } from "./listeners/attach-stream.js";
 import { listenTcp, listenTls, type Listening } from "./listeners/tcp.js";
 import { listenWs } from "./listeners/ws.js";
 import { createBrokerMetrics, observeStore, registerSafetyMetrics, storageStatus, sysSnapshot, sysTopics, type TrafficTotals } from "./metrics/index.js";
-import { accessFrom } from "./mqtt/access.js";
 import { Broker } from "./mqtt/broker.js";
 import type { ConnectionInfo, DisconnectInfo } from "./mqtt/connection-info.js";
 import { withinTopicLevels } from "./mqtt/snapshot-limits.js";
@@ -191,7 +189,6 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
   }
   const restored = limited?.snapshot;
   if (restored !== undefined) log.info({ sessions: restored.sessions.length, retained: restored.retained.length, file: store?.file }, "state restored");
-  const access = accessFrom(auth);
   // Started right after the broker, before any connection can ask for it (cluster/routing/).
   let routing: ClusterRouting | undefined;
   // Made before the router, which tells it its shared groups as it restores sessions.
@@ -203,7 +200,7 @@ export async function openBroker(config: BrokerConfig, log: Logger, extra: { rea
     ...(restored === undefined ? {} : { restore: restored }),
     ...(redis === undefined ? {} : { loadSession: (router, clientId) => routing?.loadSession(router, clientId) ?? Promise.reject(new Error("cluster routing is not running")) }),
     log,
-    access: extra.hooks === undefined ? access : withHooks(access, extra.hooks, log),
+    access: extra.hooks === undefined ? auth : withHooks(auth, extra.hooks, log),
     events: {
       connected: (info) => {
         emit("client", info);

@@ -14,10 +14,10 @@ export {
   type HandleOptions,
   type PublishedMessage,
 } from "./create-broker.js";
-export type { AuthenticateRequest, AuthenticateResult, BrokerHooks } from "./embed-hooks.js";
+export type { AuthenticateRequest, ClientIdentity } from "./auth/access.js";
+export type { AuthenticateResult, BrokerHooks } from "./auth/embed-hooks.js";
 export type { BrokerSettings } from "./config/from-object.js";
 export { StoreOpenError } from "./storage/index.js";
-export type { ClientIdentity } from "./mqtt/access.js";
 export type { ConnectionInfo, DisconnectInfo } from "./mqtt/connection-info.js";
 export type { TrafficTotals } from "./metrics/index.js";
 export type { AuthSummary } from "./auth/index.js";

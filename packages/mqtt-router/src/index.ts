@@ -8,6 +8,9 @@
  */
 // The client session: what a broker creates per connection.
 export { ClientSession, imposedKeepAlive, type Admission, type ClientSessionHost, type ClientSessionOptions, type CommitFailure, type Commits, type Hold, type SubscribeFilters } from "./client-session/index.js";
+// What a host shares among its connections to answer a session: flow control holds and the
+// encodings shared by a message's copies.
+export { FlowControl, PublishTemplates } from "./client-session/index.js";
 // The router: one per broker.
 export {
   ClusterShares,

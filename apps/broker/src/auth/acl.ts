@@ -25,6 +25,7 @@
  * `deny ... test/nosubscribe` and simply never receives that topic.
  * @module
  */
+import type { ClientIdentity } from "./access.js";
 import { AuthFileError } from "./errors.js";
 import { covers, intersection, isValidFilter, matches, unshare } from "./topic-filter.js";
 
@@ -50,13 +51,6 @@ export interface AclRules {
   readonly users: ReadonlyMap<string, readonly AclRule[]>;
   /** `pattern` rules, for every client. */
   readonly patterns: readonly AclRule[];
-}
-
-/** Who asks: the identity {@link authenticate} returned. */
-export interface AclSubject {
-  readonly clientId: string;
-  /** The verified user name; undefined for an anonymous client. */
-  readonly username: string | undefined;
 }
 
 const ACCESS = new Set<string>(["read", "write", "readwrite"]);
@@ -144,7 +138,7 @@ const UNSAFE = /[/+#]/;
  * an anonymous client for %u, a value containing `/`, `+` or `#`, which would widen the rule, or a
  * client id starting with `$`, which would reach `$SYS`.
  */
-function substitute(filter: string, subject: AclSubject): string | undefined {
+function substitute(filter: string, subject: ClientIdentity): string | undefined {
   let result = filter;
   if (result.includes("%c")) {
     // A client id is the client's to choose: one starting with `$` would turn `%c/#` into `$SYS/#`.
@@ -163,7 +157,7 @@ function grants(rule: AclRule, wanted: "read" | "write"): boolean {
 }
 
 /** The rules that concern `subject` for `wanted`, as concrete filters. */
-function applicable(rules: AclRules, subject: AclSubject, wanted: "read" | "write"): { effect: "allow" | "deny"; filter: string }[] {
+function applicable(rules: AclRules, subject: ClientIdentity, wanted: "read" | "write"): { effect: "allow" | "deny"; filter: string }[] {
   const own = subject.username === undefined ? rules.anonymous : (rules.users.get(subject.username) ?? []);
   const result: { effect: "allow" | "deny"; filter: string }[] = [];
   for (const rule of own) if (grants(rule, wanted)) result.push(rule);
@@ -176,14 +170,14 @@ function applicable(rules: AclRules, subject: AclSubject, wanted: "read" | "writ
 }
 
 /** Whether `subject` may publish to `topic`: some allow rule matches it and no deny rule does. */
-export function aclAllowsPublish(rules: AclRules, subject: AclSubject, topic: string): boolean {
+export function aclAllowsPublish(rules: AclRules, subject: ClientIdentity, topic: string): boolean {
   const relevant = applicable(rules, subject, "write");
   if (relevant.some((rule) => rule.effect === "deny" && matches(rule.filter, topic))) return false;
   return relevant.some((rule) => rule.effect === "allow" && matches(rule.filter, topic));
 }
 
 /** Whether `subject` may receive a message on `topic` (a read check on one concrete topic). */
-export function aclAllowsReceive(rules: AclRules, subject: AclSubject, topic: string): boolean {
+export function aclAllowsReceive(rules: AclRules, subject: ClientIdentity, topic: string): boolean {
   const relevant = applicable(rules, subject, "read");
   if (relevant.some((rule) => rule.effect === "deny" && matches(rule.filter, topic))) return false;
   return relevant.some((rule) => rule.effect === "allow" && matches(rule.filter, topic));
@@ -196,7 +190,7 @@ export function aclAllowsReceive(rules: AclRules, subject: AclSubject, topic: st
  * inside them never arrives. `$share/<group>/` is stripped first: the group does not change what
  * is received.
  */
-export function aclAllowsSubscribe(rules: AclRules, subject: AclSubject, filter: string): boolean {
+export function aclAllowsSubscribe(rules: AclRules, subject: ClientIdentity, filter: string): boolean {
   const routed = unshare(filter);
   const relevant = applicable(rules, subject, "read");
   const denies = relevant.filter((rule) => rule.effect === "deny");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Authenticator, type AuthOptions } from "./authenticator.js";
-import type { EnhancedAuthMethod } from "./enhanced.js";
+import type { EnhancedAuthMethod } from "./access.js";
 import { AuthFileError } from "./errors.js";
 import { hashScramPassword } from "./scram-credential.js";
 import { hashPassword } from "./scrypt.js";
@@ -16,38 +16,40 @@ function disk(files: Record<string, string>): (path: string) => Promise<string> 
   };
 }
 
+/** A password as the CONNECT carries it: bytes. */
+const pw = (text: string): Uint8Array => new TextEncoder().encode(text);
+
 function options(overrides: Partial<AuthOptions>): AuthOptions {
   return { allowAnonymous: true, passwordFile: undefined, aclFile: undefined, ...overrides };
 }
 
 describe("Authenticator.authenticate", () => {
-  it("admits the right password with the user name as subject", async () => {
+  it("admits the right password with the user name in the identity", async () => {
     const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk({ pw: passwords }));
-    expect(await auth.authenticate({ clientId: "c", username: "alice", password: "wonderland" })).toEqual({
+    expect(await auth.authenticate({ clientId: "c", username: "alice", password: pw("wonderland") })).toEqual({
       ok: true,
-      subject: { clientId: "c", username: "alice" },
+      identity: { clientId: "c", username: "alice" },
     });
   });
 
-  it("takes a binary password as UTF-8", async () => {
-    const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk({ pw: passwords }));
-    const result = await auth.authenticate({ clientId: "c", username: "alice", password: new TextEncoder().encode("wonderland") });
-    expect(result.ok).toBe(true);
+  it("reads the password bytes as UTF-8", async () => {
+    const file = `zoë:${await hashPassword("grüße", fast)}\n`;
+    const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk({ pw: file }));
+    expect((await auth.authenticate({ clientId: "c", username: "zoë", password: pw("grüße") })).ok).toBe(true);
   });
 
-  it("refuses a wrong password with 0x86 and 3.1.1 code 4", async () => {
+  it("refuses a wrong password with 0x86", async () => {
     const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk({ pw: passwords }));
-    expect(await auth.authenticate({ clientId: "c", username: "alice", password: "nope" })).toMatchObject({
+    expect(await auth.authenticate({ clientId: "c", username: "alice", password: pw("nope") })).toEqual({
       ok: false,
-      reason: "bad-credentials",
       reasonCode: 0x86,
-      returnCode: 4,
+      reason: 'wrong password for user "alice"',
     });
   });
 
   it("refuses an unknown user the same way as a wrong password", async () => {
     const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk({ pw: passwords }));
-    expect(await auth.authenticate({ clientId: "c", username: "mallory", password: "x" })).toMatchObject({ ok: false, reasonCode: 0x86, detail: 'unknown user "mallory"' });
+    expect(await auth.authenticate({ clientId: "c", username: "mallory", password: pw("x") })).toMatchObject({ ok: false, reasonCode: 0x86, reason: 'unknown user "mallory"' });
   });
 
   it("refuses a user name without a password", async () => {
@@ -57,28 +59,40 @@ describe("Authenticator.authenticate", () => {
 
   it("admits an anonymous client when anonymous access is allowed", async () => {
     const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk({ pw: passwords }));
-    expect(await auth.authenticate({ clientId: "c" })).toEqual({ ok: true, subject: { clientId: "c", username: undefined } });
+    expect(await auth.authenticate({ clientId: "c" })).toEqual({ ok: true, identity: { clientId: "c" } });
   });
 
-  it("refuses an anonymous client with 0x87 and 3.1.1 code 5 when anonymous access is off", async () => {
+  it("refuses an anonymous client with 0x87 when anonymous access is off", async () => {
     const auth = await Authenticator.load(options({ allowAnonymous: false, passwordFile: "pw" }), disk({ pw: passwords }));
-    expect(await auth.authenticate({ clientId: "c" })).toMatchObject({ ok: false, reason: "not-authorized", reasonCode: 0x87, returnCode: 5 });
+    expect(await auth.authenticate({ clientId: "c" })).toEqual({ ok: false, reasonCode: 0x87, reason: "anonymous clients are not allowed" });
   });
 
   it("treats a claimed user name as anonymous when there is no password file", async () => {
     const auth = await Authenticator.load(options({}), disk({}));
-    expect(await auth.authenticate({ clientId: "c", username: "admin", password: "x" })).toEqual({ ok: true, subject: { clientId: "c", username: undefined } });
+    expect(await auth.authenticate({ clientId: "c", username: "admin", password: pw("x") })).toEqual({ ok: true, identity: { clientId: "c" } });
   });
+});
 
-  it("refuses an authentication method it does not offer with 0x8C", async () => {
+describe("Authenticator.startEnhanced", () => {
+  it("offers no authentication method it was not given (the connection is refused with 0x8C)", async () => {
     const auth = await Authenticator.load(options({}), disk({}));
-    expect(await auth.authenticate({ clientId: "c", authenticationMethod: "SCRAM-SHA-1" })).toMatchObject({ ok: false, reason: "bad-method", reasonCode: 0x8c });
+    expect(await auth.startEnhanced("c", "SCRAM-SHA-1", undefined)).toBeUndefined();
   });
 
-  it("hands back an offered enhanced method so the protocol layer runs its exchange", async () => {
-    const method: EnhancedAuthMethod = { name: "TEST", start: () => Promise.reject(new Error("unused")) };
+  it("starts the exchange of an offered method, with the client id and data of the CONNECT", async () => {
+    const started: unknown[] = [];
+    const step = { kind: "failure", reasonCode: 0x87 } as const;
+    const exchange = { next: () => Promise.resolve(step) };
+    const method: EnhancedAuthMethod = {
+      name: "TEST",
+      start: (clientId, data) => {
+        started.push(clientId, data);
+        return Promise.resolve({ exchange, step });
+      },
+    };
     const auth = await Authenticator.load(options({ enhancedMethods: [method] }), disk({}));
-    expect(await auth.authenticate({ clientId: "c", authenticationMethod: "TEST" })).toEqual({ ok: "enhanced", method });
+    expect(await auth.startEnhanced("c", "TEST", Uint8Array.of(1))).toEqual({ exchange, step });
+    expect(started).toEqual(["c", Uint8Array.of(1)]);
   });
 });
 
@@ -87,40 +101,40 @@ const scramFile = `${passwords}bob:${await hashScramPassword("builder")}\n`;
 describe("Authenticator with SCRAM credentials", () => {
   it("verifies a plain password against a SCRAM entry", async () => {
     const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk({ pw: scramFile }));
-    expect((await auth.authenticate({ clientId: "c", username: "bob", password: "builder" })).ok).toBe(true);
+    expect((await auth.authenticate({ clientId: "c", username: "bob", password: pw("builder") })).ok).toBe(true);
   });
 
   it("offers SCRAM-SHA-256 when there is a password file", async () => {
     const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk({ pw: scramFile }));
-    const result = await auth.authenticate({ clientId: "c", authenticationMethod: "SCRAM-SHA-256" });
-    expect(result.ok === "enhanced" && result.method.name).toBe("SCRAM-SHA-256");
+    const started = await auth.startEnhanced("c", "SCRAM-SHA-256", new TextEncoder().encode("n,,n=bob,r=abc"));
+    expect(started?.step.kind).toBe("continue");
   });
 
   it("does not offer SCRAM-SHA-256 without a password file", async () => {
     const auth = await Authenticator.load(options({}), disk({}));
-    expect(await auth.authenticate({ clientId: "c", authenticationMethod: "SCRAM-SHA-256" })).toMatchObject({ ok: false, reasonCode: 0x8c });
+    expect(await auth.startEnhanced("c", "SCRAM-SHA-256", new TextEncoder().encode("n,,n=bob,r=abc"))).toBeUndefined();
   });
 
   it("challenges an unknown SCRAM user with the iteration count the real entries use", async () => {
     const file = `bob:${await hashScramPassword("builder", 10_000)}\ncarol:${await hashScramPassword("x", 10_000)}\n`;
     const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk({ pw: file }));
-    const result = await auth.authenticate({ clientId: "c", authenticationMethod: "SCRAM-SHA-256" });
-    if (result.ok !== "enhanced") throw new Error("expected the SCRAM method");
-    const { step } = await result.method.start("c", new TextEncoder().encode("n,,n=ghost,r=abc"));
+    const started = await auth.startEnhanced("c", "SCRAM-SHA-256", new TextEncoder().encode("n,,n=ghost,r=abc"));
+    if (started === undefined) throw new Error("expected the SCRAM method");
+    const { step } = started;
     expect(step.kind === "continue" ? new TextDecoder().decode(step.data) : "").toMatch(/,i=10000$/);
   });
 
   it("admits many logins at once through a cap of one concurrent password check", async () => {
     const auth = await Authenticator.load(options({ passwordFile: "pw", maxConcurrentChecks: 1 }), disk({ pw: passwords }));
-    const results = await Promise.all(["wonderland", "nope", "wonderland"].map((password) => auth.authenticate({ clientId: "c", username: "alice", password })));
+    const results = await Promise.all(["wonderland", "nope", "wonderland"].map((password) => auth.authenticate({ clientId: "c", username: "alice", password: pw(password) })));
     expect(results.map((r) => r.ok)).toEqual([true, false, true]);
   });
 
   it("challenges a user with an scrypt entry with a decoy, since SCRAM needs a SCRAM entry", async () => {
     const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk({ pw: scramFile }));
-    const result = await auth.authenticate({ clientId: "c", authenticationMethod: "SCRAM-SHA-256" });
-    if (result.ok !== "enhanced") throw new Error("expected the SCRAM method");
-    const { exchange } = await result.method.start("c", new TextEncoder().encode("n,,n=alice,r=abc"));
+    const started = await auth.startEnhanced("c", "SCRAM-SHA-256", new TextEncoder().encode("n,,n=alice,r=abc"));
+    if (started === undefined) throw new Error("expected the SCRAM method");
+    const { exchange } = started;
     const step = await exchange.next(new TextEncoder().encode(`c=biws,r=abc,p=${Buffer.alloc(32).toString("base64")}`));
     expect(step.kind).toBe("failure");
   });
@@ -129,18 +143,18 @@ describe("Authenticator with SCRAM credentials", () => {
 describe("Authenticator authorization", () => {
   it("allows every topic without an ACL file", async () => {
     const auth = await Authenticator.load(options({}), disk({}));
-    const subject = { clientId: "c", username: undefined };
+    const subject = { clientId: "c" };
     expect([auth.canPublish(subject, "a/b"), auth.canSubscribe(subject, "#"), auth.canReceive(subject, "a")]).toEqual([true, true, true]);
   });
 
   it("never lets a client publish under $SYS", async () => {
     const auth = await Authenticator.load(options({}), disk({}));
-    expect(auth.canPublish({ clientId: "c", username: undefined }, "$SYS/broker/uptime")).toBe(false);
+    expect(auth.canPublish({ clientId: "c" }, "$SYS/broker/uptime")).toBe(false);
   });
 
   it("denies by default once an ACL file is configured", async () => {
     const auth = await Authenticator.load(options({ aclFile: "acl" }), disk({ acl: "topic read a/#\n" }));
-    const subject = { clientId: "c", username: undefined };
+    const subject = { clientId: "c" };
     expect([auth.canPublish(subject, "a/b"), auth.canSubscribe(subject, "b"), auth.canSubscribe(subject, "a/b")]).toEqual([false, false, true]);
   });
 });
@@ -151,7 +165,7 @@ describe("Authenticator.reload", () => {
     const auth = await Authenticator.load(options({ passwordFile: "pw" }), disk(files));
     files["pw"] = `bob:${await hashPassword("builder", fast)}\n`;
     const summary = await auth.reload();
-    expect([summary.users, (await auth.authenticate({ clientId: "c", username: "bob", password: "builder" })).ok]).toEqual([1, true]);
+    expect([summary.users, (await auth.authenticate({ clientId: "c", username: "bob", password: pw("builder") })).ok]).toEqual([1, true]);
   });
 
   it("keeps the previous tables when the new file is malformed", async () => {
@@ -160,7 +174,7 @@ describe("Authenticator.reload", () => {
     files["acl"] = "topic b\n";
     files["pw"] = "garbage\n";
     await expect(auth.reload()).rejects.toThrow(AuthFileError);
-    expect(auth.canPublish({ clientId: "c", username: undefined }, "a")).toBe(true);
+    expect(auth.canPublish({ clientId: "c" }, "a")).toBe(true);
   });
 
   it("reports a file it cannot read, naming it", async () => {

@@ -1,19 +1,14 @@
 /**
  * The broker's authentication and authorization: checks CONNECT credentials against the password
  * file, decides topic access from the ACL file, and reloads both on demand (the app calls
- * {@link Authenticator.reload} on SIGHUP).
+ * {@link Authenticator.reload} on SIGHUP). It is the broker's {@link AccessControl} when no
+ * embedding service lays hooks over it.
  * @module
  */
-import { aclAllowsPublish, aclAllowsReceive, aclAllowsSubscribe, parseAcl, type AclRules, type AclSubject } from "./acl.js";
-import type { EnhancedAuthMethod } from "./enhanced.js";
+import { ReasonCode } from "@handoff/mqtt-router";
+import { type AccessControl, type AuthenticateRequest, type AuthVerdict, type ClientIdentity, type EnhancedAuthMethod, type EnhancedAuthStart } from "./access.js";
+import { aclAllowsPublish, aclAllowsReceive, aclAllowsSubscribe, parseAcl, type AclRules } from "./acl.js";
 import { parsePasswordFile, type PasswordTable } from "./password-file.js";
-import {
-  BAD_AUTHENTICATION_METHOD,
-  BAD_USER_NAME_OR_PASSWORD,
-  NOT_AUTHORIZED,
-  V311_BAD_USER_NAME_OR_PASSWORD,
-  V311_NOT_AUTHORIZED,
-} from "./reason-codes.js";
 import { verifyCredential } from "./credential.js";
 import { scramSha256Method } from "./scram-method.js";
 import { decoyVerify } from "./scrypt.js";
@@ -41,39 +36,6 @@ export interface AuthOptions {
 /** Reads a file as UTF-8 text (node:fs/promises `readFile(path, "utf8")` in the app). */
 export type ReadTextFile = (path: string) => Promise<string>;
 
-/** The credentials of a CONNECT. */
-export interface ConnectCredentials {
-  readonly clientId: string;
-  readonly username?: string | undefined;
-  /** The Password field; MQTT carries binary data, read as UTF-8 here. */
-  readonly password?: string | Uint8Array | undefined;
-  /** MQTT 5 Authentication Method, when the client asks for enhanced authentication. */
-  readonly authenticationMethod?: string | undefined;
-}
-
-/** Why a CONNECT was refused. */
-export type AuthDenial = "bad-credentials" | "not-authorized" | "bad-method";
-
-/** The verdict on a CONNECT. */
-export type AuthResult =
-  /** The CONNECT names a method this broker offers: run its exchange (AUTH packets) to decide. */
-  | { readonly ok: "enhanced"; readonly method: EnhancedAuthMethod }
-  | {
-      readonly ok: true;
-      /** Pass this to {@link Authenticator.canPublish} and {@link Authenticator.canSubscribe}. */
-      readonly subject: AclSubject;
-    }
-  | {
-      readonly ok: false;
-      readonly reason: AuthDenial;
-      /** MQTT 5 CONNACK reason code (0x86, 0x87 or 0x8C). */
-      readonly reasonCode: number;
-      /** MQTT 3.1.1 CONNACK return code (4 or 5). */
-      readonly returnCode: number;
-      /** For the log; never sent to the client (it would help a guesser). */
-      readonly detail: string;
-    };
-
 /** What a (re)load found, for the log. */
 export interface AuthSummary {
   /** Users in the password file. */
@@ -82,16 +44,9 @@ export interface AuthSummary {
   readonly aclRules: number;
 }
 
-function deny(reason: AuthDenial, detail: string): AuthResult {
-  switch (reason) {
-    case "bad-credentials":
-      return { ok: false, reason, reasonCode: BAD_USER_NAME_OR_PASSWORD, returnCode: V311_BAD_USER_NAME_OR_PASSWORD, detail };
-    case "not-authorized":
-      return { ok: false, reason, reasonCode: NOT_AUTHORIZED, returnCode: V311_NOT_AUTHORIZED, detail };
-    case "bad-method":
-      // 3.1.1 has no enhanced authentication; a client could not send a method there.
-      return { ok: false, reason, reasonCode: BAD_AUTHENTICATION_METHOD, returnCode: V311_NOT_AUTHORIZED, detail };
-  }
+// A refusal: 0x86 for credentials that do not check out, 0x87 for a client not let in at all.
+function deny(reasonCode: ReasonCode, reason: string): AuthVerdict {
+  return { ok: false, reasonCode, reason };
 }
 
 function countRules(rules: AclRules | undefined): number {
@@ -111,7 +66,7 @@ function isSysTopic(topic: string): boolean {
  * {@link Authenticator.load}; the files are read again by {@link Authenticator.reload}, which
  * keeps the previous tables when the new files are bad.
  */
-export class Authenticator {
+export class Authenticator implements AccessControl {
   readonly #options: AuthOptions;
   readonly #readFile: ReadTextFile;
   #passwords: PasswordTable | undefined;
@@ -165,45 +120,49 @@ export class Authenticator {
   }
 
   /**
-   * Checks a CONNECT. A user name is verified against the password file when there is one; a
-   * client without one (or any client when there is no password file) is anonymous, admitted only
-   * if `allowAnonymous`. An unverified user name never selects a user's ACL section. A CONNECT
-   * with an Authentication Method gets the method back (`ok: "enhanced"`) or 0x8C if none matches.
+   * Checks a CONNECT. A user name is verified against the password file when there is one (the
+   * password read as UTF-8); a client without one (or any client when there is no password file)
+   * is anonymous, admitted only if `allowAnonymous`. An unverified user name never selects a
+   * user's ACL section.
    */
-  async authenticate(credentials: ConnectCredentials): Promise<AuthResult> {
-    const { clientId, username, password, authenticationMethod } = credentials;
-    if (authenticationMethod !== undefined) {
-      const method = this.#methods.find((m) => m.name === authenticationMethod);
-      if (method === undefined) return deny("bad-method", `authentication method "${authenticationMethod}" is not supported`);
-      return { ok: "enhanced", method };
-    }
+  async authenticate(request: AuthenticateRequest): Promise<AuthVerdict> {
+    const { clientId, username, password } = request;
     const passwords = this.#passwords;
     if (passwords === undefined || username === undefined) {
-      if (this.#options.allowAnonymous) return { ok: true, subject: { clientId, username: undefined } };
-      return deny("not-authorized", "anonymous clients are not allowed");
+      if (this.#options.allowAnonymous) return { ok: true, identity: { clientId } };
+      return deny(ReasonCode.NotAuthorized, "anonymous clients are not allowed");
     }
-    if (password === undefined) return deny("bad-credentials", `user "${username}" sent no password`);
-    const text = typeof password === "string" ? password : Buffer.from(password).toString("utf8");
+    if (password === undefined) return deny(ReasonCode.BadUserNameOrPassword, `user "${username}" sent no password`);
+    const text = Buffer.from(password).toString("utf8");
     const hash = passwords.get(username);
     const valid = await this.#checks.run(() => (hash === undefined ? decoyVerify(text) : verifyCredential(text, hash)));
-    if (!valid) return deny("bad-credentials", hash === undefined ? `unknown user "${username}"` : `wrong password for user "${username}"`);
-    return { ok: true, subject: { clientId, username } };
+    if (!valid) return deny(ReasonCode.BadUserNameOrPassword, hash === undefined ? `unknown user "${username}"` : `wrong password for user "${username}"`);
+    return { ok: true, identity: { clientId, username } };
   }
 
-  /** Whether `subject` may publish to `topic` (refuse with 0x87 Not authorized). */
-  canPublish(subject: AclSubject, topic: string): boolean {
+  /**
+   * Starts the exchange of the enhanced authentication method a CONNECT names; undefined when this
+   * broker does not offer it (the connection is refused with 0x8C).
+   */
+  startEnhanced(clientId: string, method: string, data: Uint8Array | undefined): Promise<EnhancedAuthStart | undefined> {
+    const offered = this.#methods.find((m) => m.name === method);
+    return offered === undefined ? Promise.resolve(undefined) : offered.start(clientId, data);
+  }
+
+  /** Whether `client` may publish to `topic` (refuse with 0x87 Not authorized). */
+  canPublish(client: ClientIdentity, topic: string): boolean {
     if (isSysTopic(topic)) return false;
-    return this.#acl === undefined || aclAllowsPublish(this.#acl, subject, topic);
+    return this.#acl === undefined || aclAllowsPublish(this.#acl, client, topic);
   }
 
-  /** Whether `subject` may subscribe to `filter` (refuse with SUBACK 0x87, or 0x80 in 3.1.1). */
-  canSubscribe(subject: AclSubject, filter: string): boolean {
-    return this.#acl === undefined || aclAllowsSubscribe(this.#acl, subject, filter);
+  /** Whether `client` may subscribe to `filter` (refuse with SUBACK 0x87, or 0x80 in 3.1.1). */
+  canSubscribe(client: ClientIdentity, filter: string): boolean {
+    return this.#acl === undefined || aclAllowsSubscribe(this.#acl, client, filter);
   }
 
-  /** Whether `subject` may receive a message on `topic`, for a per-delivery check. */
-  canReceive(subject: AclSubject, topic: string): boolean {
-    return this.#acl === undefined || aclAllowsReceive(this.#acl, subject, topic);
+  /** Whether `client` may receive a message on `topic`, for a per-delivery check. */
+  canReceive(client: ClientIdentity, topic: string): boolean {
+    return this.#acl === undefined || aclAllowsReceive(this.#acl, client, topic);
   }
 }
 

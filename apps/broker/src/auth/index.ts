@@ -1,22 +1,25 @@
 /**
- * Authentication (scrypt password file, anonymous policy, an enhanced-auth hook) and
- * authorization (ACL file with topic-filter semantics) for the broker.
+ * Access for the broker, in one vocabulary (`access.ts`): authentication (scrypt password file,
+ * anonymous policy, enhanced methods such as SCRAM-SHA-256), authorization (ACL file with
+ * topic-filter semantics), and an embedding service's hooks laid over both.
  * @module
  */
 export {
-  Authenticator,
-  type AuthDenial,
-  type AuthOptions,
-  type AuthResult,
-  type AuthSummary,
-  type ConnectCredentials,
-  type ReadTextFile,
-} from "./authenticator.js";
-export { parseAcl, aclAllowsPublish, aclAllowsReceive, aclAllowsSubscribe, type Access, type AclRule, type AclRules, type AclSubject } from "./acl.js";
-export type { EnhancedAuthExchange, EnhancedAuthMethod, EnhancedAuthStep } from "./enhanced.js";
+  allowAll,
+  type AccessControl,
+  type AuthenticateRequest,
+  type AuthVerdict,
+  type ClientIdentity,
+  type EnhancedAuthExchange,
+  type EnhancedAuthMethod,
+  type EnhancedAuthStart,
+  type EnhancedAuthStep,
+} from "./access.js";
+export { Authenticator, type AuthOptions, type AuthSummary, type ReadTextFile } from "./authenticator.js";
+export { withHooks, type AuthenticateResult, type BrokerHooks } from "./embed-hooks.js";
+export { parseAcl, aclAllowsPublish, aclAllowsReceive, aclAllowsSubscribe, type Access, type AclRule, type AclRules } from "./acl.js";
 export { AuthFileError } from "./errors.js";
 export { parsePasswordFile, type PasswordTable } from "./password-file.js";
-export * from "./reason-codes.js";
 export {
   DEFAULT_SCRYPT_PARAMS,
   formatPasswordHash,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EnhancedAuthStep } from "./enhanced.js";
+import type { EnhancedAuthStep } from "./access.js";
 import { deriveScramCredential, hmac, saltedPassword, sha256, type ScramCredential } from "./scram-credential.js";
 import { scramSha256Method } from "./scram-method.js";
 
@@ -39,10 +39,10 @@ describe("SCRAM-SHA-256", () => {
     expect([step.kind, dec(step)]).toEqual(["success", "v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="]);
   });
 
-  it("names the user in the subject it admits", async () => {
+  it("names the user in the identity it admits", async () => {
     const { exchange, step } = await method().start("dev1", enc("n,,n=user,r=abc"));
     const final = await exchange.next(enc(await clientFinal("pencil", "n=user,r=abc", dec(step))));
-    expect(final).toMatchObject({ kind: "success", subject: { clientId: "dev1", username: "user" } });
+    expect(final).toMatchObject({ kind: "success", identity: { clientId: "dev1", username: "user" } });
   });
 
   it("refuses a wrong password with 0x86", async () => {

@@ -6,9 +6,8 @@
  * @module
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { AclSubject } from "./acl.js";
-import type { EnhancedAuthExchange, EnhancedAuthMethod, EnhancedAuthStep } from "./enhanced.js";
-import { BAD_USER_NAME_OR_PASSWORD, NOT_AUTHORIZED } from "./reason-codes.js";
+import { ReasonCode } from "@handoff/mqtt-router";
+import type { EnhancedAuthExchange, EnhancedAuthMethod, EnhancedAuthStep } from "./access.js";
 import { DEFAULT_SCRAM_ITERATIONS, hmac, sha256, type ScramCredential } from "./scram-credential.js";
 
 /** The Authentication Method name. */
@@ -103,26 +102,25 @@ class ScramExchange implements EnhancedAuthExchange {
   }
 
   #finish(data: Uint8Array | undefined): EnhancedAuthStep {
-    if (this.#done) return failure(NOT_AUTHORIZED);
+    if (this.#done) return failure(ReasonCode.NotAuthorized);
     this.#done = true;
     const message = text(data);
     const proofAt = message?.lastIndexOf(",p=") ?? -1;
-    if (message === undefined || proofAt < 0) return failure(NOT_AUTHORIZED);
+    if (message === undefined || proofAt < 0) return failure(ReasonCode.NotAuthorized);
     const withoutProof = message.slice(0, proofAt);
     const proofText = message.slice(proofAt + 3);
     const [channel, nonce] = withoutProof.split(",");
     if (channel !== `c=${Buffer.from(this.#first.gs2Header).toString("base64")}` || nonce !== `r=${this.#combinedNonce}`) {
-      return failure(NOT_AUTHORIZED);
+      return failure(ReasonCode.NotAuthorized);
     }
     const proof = Buffer.from(proofText, "base64");
-    if (proof.length !== 32) return failure(NOT_AUTHORIZED);
+    if (proof.length !== 32) return failure(ReasonCode.NotAuthorized);
     const authMessage = `${this.#first.bare},${this.#serverFirst},${withoutProof}`;
     const clientKey = xor(proof, hmac(this.#credential.storedKey, authMessage));
     const valid = timingSafeEqual(sha256(clientKey), this.#credential.storedKey);
-    if (!valid || !this.#known) return failure(BAD_USER_NAME_OR_PASSWORD);
-    const subject: AclSubject = { clientId: this.#clientId, username: this.#first.username };
+    if (!valid || !this.#known) return failure(ReasonCode.BadUserNameOrPassword);
     const serverSignature = hmac(this.#credential.serverKey, authMessage).toString("base64");
-    return { kind: "success", subject, data: encoder.encode(`v=${serverSignature}`) };
+    return { kind: "success", identity: { clientId: this.#clientId, username: this.#first.username }, data: encoder.encode(`v=${serverSignature}`) };
   }
 }
 
@@ -139,8 +137,8 @@ export function scramSha256Method(options: ScramMethodOptions): EnhancedAuthMeth
       const message = text(data);
       const first = message === undefined ? undefined : parseClientFirst(message);
       if (first === undefined) {
-        const exchange: EnhancedAuthExchange = { next: () => Promise.resolve(failure(NOT_AUTHORIZED)) };
-        return Promise.resolve({ exchange, step: failure(NOT_AUTHORIZED) });
+        const exchange: EnhancedAuthExchange = { next: () => Promise.resolve(failure(ReasonCode.NotAuthorized)) };
+        return Promise.resolve({ exchange, step: failure(ReasonCode.NotAuthorized) });
       }
       const stored = options.lookup(first.username);
       const credential = stored ?? decoyCredential(first.username, options.decoyIterations?.() ?? DEFAULT_SCRAM_ITERATIONS);

@@ -3,7 +3,7 @@
 import { ManualClock } from "@handoff/seqlog";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { allowAll, type AccessControl } from "../mqtt/access.js";
+import { allowAll, type AccessControl } from "../auth/access.js";
 import { roundTrip } from "./bystander.test-helpers.js";
 import { startBroker, until, type Harness } from "./harness.test-helpers.js";
 

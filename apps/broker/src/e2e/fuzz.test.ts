@@ -5,12 +5,12 @@
 import { connect as tcpConnect } from "node:net";
 import { type ProtocolVersion } from "@handoff/mqtt-router";
 import { encodePacket, type Packet } from "@handoff/mqtt-router/codec";
+// The codec's own arbitraries of valid packets (workspace-only test helpers, not the package's API).
+import { anyPacket, connectPacket, publishPacket } from "@handoff/mqtt-router/testing";
 import { chunked, concat, mutated } from "@handoff/test-kit";
 import fc from "fast-check";
 import { WebSocket } from "ws";
 import { describe, expect, it } from "vitest";
-// The codec's own arbitraries of valid packets (a test helper of the package, not part of its API).
-import { anyPacket, connectPacket, publishPacket } from "../../../../packages/mqtt-router/src/codec/arbitraries.test-helpers.js";
 import { roundTrip } from "./bystander.test-helpers.js";
 import { serverFixture } from "./server-harness.test-helpers.js";
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Packet } from "@handoff/mqtt-router/codec";
 import { afterAll, describe, expect, it } from "vitest";
-import { allowAll } from "../mqtt/access.js";
+import { allowAll } from "../auth/access.js";
 import { roundTrip } from "./bystander.test-helpers.js";
 import { collect, startBroker, until } from "./harness.test-helpers.js";
 import { connectPacket, rawTcp, type RawClient } from "./raw-client.test-helpers.js";

@@ -7,7 +7,7 @@
 import type { MqttClient } from "mqtt";
 import { WebSocket } from "ws";
 import { afterEach, describe, expect, it } from "vitest";
-import { allowAll, type AccessControl } from "../mqtt/access.js";
+import { allowAll, type AccessControl } from "../auth/access.js";
 import { pingWhile, roundTrip, workPerPing } from "./bystander.test-helpers.js";
 import { startBroker, until, type Harness } from "./harness.test-helpers.js";
 import { bytesOf, connectPacket, rawTcp } from "./raw-client.test-helpers.js";

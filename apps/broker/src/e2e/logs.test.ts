@@ -4,7 +4,7 @@ import { ReasonCode } from "@handoff/mqtt-router";
 import mqtt from "mqtt";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { allowAll, type AccessControl } from "../mqtt/access.js";
+import { allowAll, type AccessControl } from "../auth/access.js";
 import { startBroker, until, type Harness } from "./harness.test-helpers.js";
 
 interface Line {

@@ -2,9 +2,7 @@
  * Paced input: at most {@link SLICE_BYTES} per connection per event-loop turn, whatever carries it.
  * @module
  */
-
-/** Bytes handed to the protocol per event-loop turn, per connection. */
-export const SLICE_BYTES = 4096;
+import { SLICE_BYTES } from "../mqtt/transport.js";
 
 /** A byte source that can stop and restart delivering (a socket, a WebSocket). */
 export interface Pausable {

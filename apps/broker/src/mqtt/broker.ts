@@ -4,19 +4,17 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { ReasonCode, Router, type ClientSession, type ProtocolOptions, type RouterOptions, type RouterSnapshot, type RouterStore } from "@handoff/mqtt-router";
+import { FlowControl, PublishTemplates, ReasonCode, Router, type ClientSession, type Hold, type ProtocolOptions, type RouterOptions, type RouterSnapshot, type RouterStore } from "@handoff/mqtt-router";
 import { GenerationAllocator, type Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
-import { allowAll, type AccessControl } from "./access.js";
+import { allowAll, type AccessControl } from "../auth/access.js";
 import { ClientHandler, type Durability, type HandlerContext } from "./client-handler.js";
 import type { ConnectionEvents, ConnectionInfo } from "./connection-info.js";
 import { BrokerCounters } from "./counters.js";
-import { SLICE_BYTES } from "../listeners/paced-reader.js";
-import { FlowControl, STREAM_BACKLOG, type Hold } from "./flow-control.js";
 import { DeniedSummary, LimitSummary } from "./log-summary.js";
-import type { Transport, TransportEvents } from "./transport.js";
-import { PublishTemplates } from "./publish-templates.js";
+import { SLICE_BYTES, type Transport, type TransportEvents } from "./transport.js";
 import { subscribeInTurns } from "./paced-subscribe.js";
+import { STREAM_BACKLOG } from "./stream-backlog.js";
 import { TurnClock } from "./turn-clock.js";
 
 /** Broker settings the core needs (listeners are configured separately). */

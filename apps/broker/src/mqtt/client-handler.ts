@@ -15,21 +15,21 @@ import {
   type Commits,
   type ConnectRequestEffect,
   type DeliverResult,
+  type FlowControl,
   type Hold,
   type OutboundPublish,
   type ProtocolVersion,
   type PublishTemplate,
+  type PublishTemplates,
   type QoS,
   type Router,
 } from "@handoff/mqtt-router";
 import type { Clock } from "@handoff/seqlog";
 import type { Logger } from "pino";
-import type { AccessControl, ClientIdentity, EnhancedExchange, EnhancedStep } from "./access.js";
+import type { AccessControl, ClientIdentity, EnhancedAuthExchange, EnhancedAuthStep } from "../auth/access.js";
 import type { ConnectionEvents, ConnectionInfo } from "./connection-info.js";
 import type { BrokerCounters } from "./counters.js";
-import type { FlowControl } from "./flow-control.js";
 import type { DeniedSummary } from "./log-summary.js";
-import type { PublishTemplates } from "./publish-templates.js";
 import type { Transport } from "./transport.js";
 
 /** What every handler shares: the router, the access hooks, the session options. */
@@ -75,7 +75,7 @@ export class ClientHandler implements ClientSessionHost {
   #identity: ClientIdentity | undefined;
   #info: ConnectionInfo | undefined;
   /** An enhanced authentication exchange under way during CONNECT. */
-  #enhanced: { readonly request: ConnectRequestEffect; readonly exchange: EnhancedExchange } | undefined;
+  #enhanced: { readonly request: ConnectRequestEffect; readonly exchange: EnhancedAuthExchange } | undefined;
   readonly #overLimit: boolean;
 
   /** @param overLimit the broker is at its connection limit: refuse the CONNECT with 0x97 */
@@ -217,7 +217,7 @@ export class ClientHandler implements ClientSessionHost {
   }
 
   // Acts on one step of an enhanced authentication exchange during CONNECT.
-  async #enhancedStep(step: EnhancedStep): Promise<void> {
+  async #enhancedStep(step: EnhancedAuthStep): Promise<void> {
     const pending = this.#enhanced;
     if (pending === undefined || !this.#session.connecting) return;
     switch (step.kind) {

@@ -5,6 +5,13 @@
  * @module
  */
 
+/**
+ * Bytes a transport hands its connection per call of {@link TransportEvents.data}, at most: the
+ * listeners pace their input to it, one slice per event-loop turn, and the broker sets the
+ * protocol's input budget to the same, so a burst is taken over many turns on both sides.
+ */
+export const SLICE_BYTES = 4096;
+
 /** One client connection's bytes. */
 export interface Transport {
   /** `host:port` of the peer, for logs. */
@@ -32,6 +39,7 @@ export interface ReadingState {
 
 /** What a transport reports to its connection handler. */
 export interface TransportEvents {
+  /** Bytes from the client, at most {@link SLICE_BYTES} a call. */
   data(chunk: Uint8Array): void;
   /** The connection is gone (closed by either side or failed). Called once. */
   closed(): void;

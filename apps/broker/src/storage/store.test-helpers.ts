@@ -10,7 +10,7 @@ import type { RouterSnapshot } from "./snapshot.js";
 import { SqliteStore, type CommitInfo } from "./sqlite-store.js";
 
 // The router's own test helpers (of the package's tests, not its API), so each exists once.
-export { message, online, recordingSink, sub, type RecordingSink } from "../../../../packages/mqtt-router/src/router/router.test-helpers.js";
+export { message, online, recordingSink, sub, type RecordingSink } from "@handoff/mqtt-router/testing";
 
 /** A fresh temporary directory per test, removed after it. */
 export function useTempDir(): { readonly path: string } {

@@ -10,4 +10,6 @@
 export { ClientSession } from "./client-session.js";
 export { imposedKeepAlive, type Admission } from "./admission.js";
 export { HELD_INPUT_BYTES } from "./held-lane.js";
+export { FlowControl } from "./flow-control.js";
+export { PublishTemplates } from "./publish-templates.js";
 export type { ClientSessionHost, ClientSessionOptions, CommitFailure, Commits, Hold, SubscribeFilters } from "./host.js";

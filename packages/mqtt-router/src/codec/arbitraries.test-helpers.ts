@@ -1,4 +1,5 @@
-// fast-check arbitraries of valid packets, shared by the round-trip, oracle and fuzz tests.
+// fast-check arbitraries of valid packets, shared by the round-trip, oracle and fuzz tests (and,
+// through the workspace-only `@handoff/mqtt-router/testing`, by the broker's fuzzer).
 // Not named *.test.ts so vitest does not collect it; tsc and eslint still check it.
 import fc from "fast-check";
 import type { Packet, ProtocolVersion, QoS, Subscription, Will } from "./packet.js";

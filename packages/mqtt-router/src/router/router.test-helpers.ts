@@ -1,4 +1,5 @@
-// Test-only helpers for the router's tests (not exported from the package).
+// Test-only helpers for the router's tests; the apps' tests get some of them from the
+// workspace-only `@handoff/mqtt-router/testing` (never from the published entries).
 import { ManualClock } from "@handoff/seqlog";
 import type { QoS } from "../codec/packet.js";
 import type { Message } from "./message.js";

@@ -15,7 +15,7 @@
 import type { Message, Router, RouterOptions } from "@handoff/mqtt-router";
 import type { Logger } from "pino";
 import type { RedisStore } from "../../storage/redis-store.js";
-import { STREAM_BACKLOG } from "../../mqtt/flow-control.js";
+import { STREAM_BACKLOG } from "../../mqtt/stream-backlog.js";
 import type { Displaceable } from "../session-handoff.js";
 import type { ClusterKeys } from "../keys.js";
 import { loadSessionRouted, settleMovedSession, type SettleMoved } from "./handoff.js";

@@ -1,30 +1,17 @@
 /**
  * Flow control between publishers and the online subscribers they feed (DESIGN.md router
  * invariant 8). When a publish leaves a subscriber's queue congested (the router's high-water
- * mark), its publisher's handler waits on a {@link Hold} — it routes nothing more and its
+ * mark), its publisher's session waits on a {@link Hold} — it routes nothing more and its
  * acknowledgements wait — until every congested subscriber is back at the low-water mark.
  *
  * A subscriber holding publishers back for longer than the stall budget without draining is
- * *stalled*: the broker disconnects it, its session goes offline, and the offline bounds and
+ * *stalled*: the host disconnects it, its session goes offline, and the offline bounds and
  * overflow policy apply to its queue. One stuck subscriber therefore delays its publishers (and
- * through them the other subscribers they feed) by at most the budget.
+ * through them the other subscribers they feed) by at most the budget. Sans-I/O: time is the `now`
+ * each call is given, and the host runs the stall check from its own timer.
  * @module
  */
-
-/**
- * The congestion of a cluster's routes stream, held like a subscriber: a publisher told it is
- * congested waits until the slowest node has read the stream back below its bound. U+0000 is in
- * no client id [MQTT-1.5.4-2], so it never names a session.
- */
-export const STREAM_BACKLOG = "\u0000cluster routes stream";
-
-/** One publisher waiting for congested subscribers. */
-export interface Hold {
-  /** Settles once no subscriber holds it any more (drained, gone, or stalled and cut off). */
-  readonly released: Promise<void>;
-  /** Stops waiting now (the publisher's connection is ending). */
-  cancel(): void;
-}
+import type { Hold } from "./host.js";
 
 interface Waiter {
   readonly waitingFor: Set<string>;
@@ -37,7 +24,12 @@ interface Congestion {
   readonly since: number;
 }
 
-/** The registry of holds, by congested subscriber. */
+/**
+ * The registry of holds, by congested subscriber: what a host answers
+ * `ClientSessionHost.hold`, `deliveryProgressed` and `released` from, one for all its connections.
+ * A key need not be a session: any string the `backlogged` check knows (a cluster's stream, say)
+ * can hold publishers the same way.
+ */
 export class FlowControl {
   readonly #backlogged: (clientId: string) => boolean;
   readonly #stallMs: number;

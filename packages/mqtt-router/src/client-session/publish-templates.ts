@@ -2,16 +2,19 @@
  * PUBLISH templates shared by the copies of one message fanned out to many subscribers: from the
  * second copy on, the message is encoded once (codec `preparePublish`) and every further
  * subscriber with the same protocol version, QoS, retain flag and properties gets those bytes with
- * its own packet id patched in, instead of a fresh encoding.
+ * its own packet id patched in, instead of a fresh encoding. A host answers
+ * `ClientSessionHost.encoded` from one of these, shared by all its connections.
  * @module
  */
-import { type OutboundPublish, type ProtocolVersion, type PublishTemplate } from "@handoff/mqtt-router";
-import { preparePublish, type PublishPacket } from "@handoff/mqtt-router/codec";
+import type { ProtocolVersion, PublishPacket } from "../codec/packet.js";
+import { preparePublish, type PublishTemplate } from "../codec/publish-template.js";
+import type { OutboundPublish } from "../router/sink.js";
 
 /**
- * Variants kept per message. Copies that carry their own properties (an expiry counted down, or
- * subscription identifiers) differ by identity and share nothing; past this many the rest are
- * encoded by their connections, so such a fan-out never scans or holds a template per copy.
+ * Variants kept per message by {@link PublishTemplates}. Copies that carry their own properties
+ * (an expiry counted down, or subscription identifiers) differ by identity and share nothing; past
+ * this many the rest are encoded by their connections, so such a fan-out never scans or holds a
+ * template per copy.
  */
 export const MAX_VARIANTS = 8;
 
@@ -26,7 +29,8 @@ interface Variant {
 }
 
 /**
- * Remembers the message delivered last (the router hands a message's copies out one after the
+ * The encodings shared by the copies of one message, for every connection of a broker. It
+ * remembers the message delivered last (the router hands a message's copies out one after the
  * other), so a message with one recipient (fan-in) costs a comparison and never a template, and
  * nothing is held beyond the newest message.
  */

@@ -1,22 +1,14 @@
 /**
  * The access hooks an embedding service supplies as functions, laid over the config's own
  * (password file, ACL): a service's `authenticate` replaces the password check; its
- * `authorizePublish` / `authorizeSubscribe` are asked after the ACL, and both must allow.
+ * `authorizePublish` / `authorizeSubscribe` are asked after the ACL, and both must allow. The
+ * hooks speak the broker's access vocabulary (`access.ts`) but for the `authenticate` hook's
+ * shorter answer, {@link AuthenticateResult}; {@link withHooks} is the one place that translates.
  * @module
  */
 import { ReasonCode } from "@handoff/mqtt-router";
 import type { Logger } from "pino";
-import type { AccessControl, AuthVerdict, ClientIdentity } from "./mqtt/access.js";
-
-/** The credentials of a CONNECT, as a service's `authenticate` hook sees them. */
-export interface AuthenticateRequest {
-  /** The client id the CONNECT carries (or the one the broker assigned). */
-  readonly clientId: string;
-  /** The user name, if the client sent one. */
-  readonly username?: string;
-  /** The password bytes, if the client sent one. */
-  readonly password?: Uint8Array;
-}
+import { clientIdentity, type AccessControl, type AuthenticateRequest, type AuthVerdict, type ClientIdentity } from "./access.js";
 
 /**
  * A hook's verdict: true (let in, with the user name the client sent), false (CONNACK 0x86 Bad
@@ -48,10 +40,9 @@ export interface BrokerHooks {
 }
 
 function verdictOf(request: AuthenticateRequest, result: AuthenticateResult): AuthVerdict {
-  const identity = (username: string | undefined): ClientIdentity => ({ clientId: request.clientId, ...(username === undefined ? {} : { username }) });
-  if (result === true) return { ok: true, identity: identity(request.username) };
+  if (result === true) return { ok: true, identity: clientIdentity(request.clientId, request.username) };
   if (result === false) return { ok: false, reasonCode: ReasonCode.BadUserNameOrPassword, reason: "refused by the authenticate hook" };
-  if (result.ok) return { ok: true, identity: identity(result.username ?? request.username) };
+  if (result.ok) return { ok: true, identity: clientIdentity(request.clientId, result.username ?? request.username) };
   return { ok: false, reasonCode: result.reasonCode ?? ReasonCode.NotAuthorized, reason: result.reason ?? "refused by the authenticate hook" };
 }
 
@@ -84,15 +75,20 @@ function both(base: Authorize, hook: Authorize | undefined, what: "publish" | "s
   };
 }
 
-/** `base` with the service's hooks laid over it. */
+/**
+ * `base` with the service's hooks laid over it. Enhanced authentication and the per-delivery read
+ * check stay `base`'s. (Built member by member: `base` may be a class, whose methods a spread
+ * would not copy.)
+ */
 export function withHooks(base: AccessControl, hooks: BrokerHooks, log: Logger): AccessControl {
   const { authenticate, authorizePublish, authorizeSubscribe } = hooks;
+  const startEnhanced = base.startEnhanced?.bind(base);
+  const canReceive = base.canReceive?.bind(base);
   return {
-    ...base,
-    ...(authenticate === undefined
-      ? {}
-      : {
-          authenticate: async (request): Promise<AuthVerdict> => {
+    authenticate:
+      authenticate === undefined
+        ? (request) => base.authenticate(request)
+        : async (request): Promise<AuthVerdict> => {
             try {
               return verdictOf(request, await authenticate(request));
             } catch (err) {
@@ -100,8 +96,9 @@ export function withHooks(base: AccessControl, hooks: BrokerHooks, log: Logger):
               return { ok: false, reasonCode: ReasonCode.NotAuthorized, reason: "authenticate hook failed" };
             }
           },
-        }),
+    ...(startEnhanced === undefined ? {} : { startEnhanced }),
     canPublish: both((client, topic) => base.canPublish(client, topic), authorizePublish, "publish", log),
     canSubscribe: both((client, filter) => base.canSubscribe(client, filter), authorizeSubscribe, "subscribe", log),
+    ...(canReceive === undefined ? {} : { canReceive }),
   };
 }

@@ -1,6 +1,6 @@
-import { type OutboundPublish } from "@handoff/mqtt-router";
-import { decodePacket } from "@handoff/mqtt-router/codec";
 import { describe, expect, it } from "vitest";
+import { decodePacket } from "../codec/decode.js";
+import type { OutboundPublish } from "../router/sink.js";
 import { MAX_VARIANTS, PublishTemplates } from "./publish-templates.js";
 
 function publish(fields: Partial<OutboundPublish> = {}): OutboundPublish {
