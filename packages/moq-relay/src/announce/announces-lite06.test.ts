@@ -1,8 +1,8 @@
 import { LITE_06, LITE_06_WIP, type LiteMessage } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
-import { lite05Peer } from "./lite05-peer.test-helpers.js";
-import { RelayCode } from "./limits.js";
-import { testOrigin, type TestPeer } from "./test-peer.test-helpers.js";
+import { lite05Peer } from "../testing/lite05-peer.test-helpers.js";
+import { RelayCode } from "../rules/relay-code.js";
+import { testOrigin, type TestPeer } from "../testing/test-peer.test-helpers.js";
 
 /** The relay's announce stream to `peer` (the first bidi stream it opened). */
 function announceStream(peer: TestPeer): number {

@@ -1,9 +1,9 @@
 import { LITE_05 } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import type { Origin } from "../origin/origin.js";
-import { lite05Peer } from "./lite05-peer.test-helpers.js";
-import type { TestPeer } from "./test-peer.test-helpers.js";
-import { testOrigin } from "./test-peer.test-helpers.js";
+import { lite05Peer } from "../testing/lite05-peer.test-helpers.js";
+import type { TestPeer } from "../testing/test-peer.test-helpers.js";
+import { testOrigin } from "../testing/test-peer.test-helpers.js";
 
 /** A lite-05 publisher whose announce stream starts with ANNOUNCE_OK carrying `hop`. */
 function publisher(origin: Origin, hop: number): { peer: TestPeer; announce: (status: "active" | "ended" | "restart", suffix: string, hops: number[]) => void } {

@@ -12,12 +12,10 @@ import {
   pathParts,
   stripPathPrefix,
 } from "@handoff/moq-resume/lite";
-import { allowed, overlaps } from "../auth/permissions.js";
-import type { AnnounceEvent } from "../origin/origin.js";
+import { allowed, overlaps, RelayCode } from "../rules/index.js";
+import type { AnnounceEvent } from "../origin/index.js";
 import type { StreamId } from "@handoff/qmux";
-import type { SessionContext } from "./context.js";
-import { RelayCode } from "./limits.js";
-import { refuse, type StreamFate } from "./role-table.js";
+import { refuse, type SessionContext, type StreamFate } from "../context/index.js";
 
 /** The roles of announce streams: ours reading the peer's announces, the peer's being served. */
 export type AnnounceRole =

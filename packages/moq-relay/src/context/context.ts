@@ -1,7 +1,6 @@
 import type { LiteStreamWriter, LiteVersion } from "@handoff/moq-resume/lite";
-import type { Permissions } from "../auth/permissions.js";
-import type { Origin } from "../origin/origin.js";
-import type { RouteSource } from "../origin/route.js";
+import type { Permissions } from "../rules/index.js";
+import type { Origin, RouteSource } from "../origin/index.js";
 import type { SessionLimits } from "./limits.js";
 import type { SessionMemory } from "./memory.js";
 import type { SessionStats } from "./stats.js";

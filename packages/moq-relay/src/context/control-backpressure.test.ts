@@ -3,8 +3,8 @@
 import { LITE_04, type LiteMessage } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { LiteStreamReader } from "@handoff/moq-resume/lite";
-import { RelayCode } from "./limits.js";
-import { TestPeer, testOrigin } from "./test-peer.test-helpers.js";
+import { RelayCode } from "../rules/relay-code.js";
+import { TestPeer, testOrigin } from "../testing/test-peer.test-helpers.js";
 
 const NAMES = Array.from({ length: 60 }, (_, i) => `room/camera-with-a-long-name-${String(i).padStart(3, "0")}`);
 

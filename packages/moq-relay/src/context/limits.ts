@@ -40,5 +40,3 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   maxControlBytes: 1024 * 1024,
 };
 
-// The codes live below every folder (the origin's byte budget closes sessions with them too).
-export { RelayCode } from "../relay-code.js";

@@ -1,5 +1,5 @@
 import type { Group, Track } from "@handoff/moq-resume";
-import type { BudgetHolder, ByteBudget } from "../origin/byte-budget.js";
+import type { BudgetHolder, ByteBudget } from "../origin/index.js";
 
 /** What a session tells the relay's byte budget about the data its peer sends. */
 export interface SessionMemory {

@@ -1,7 +1,7 @@
 import { ManualClock } from "@handoff/seqlog";
 import { Track } from "@handoff/moq-resume";
 import { describe, expect, it } from "vitest";
-import { RelayCode } from "../session/limits.js";
+import { RelayCode } from "../rules/relay-code.js";
 import { ByteBudget, type Budget, type BudgetHolder } from "./byte-budget.js";
 
 /** A budget whose reports and deferred closes the test sees. */

@@ -1,5 +1,5 @@
 import type { Group, Track } from "@handoff/moq-resume";
-import { RelayCode } from "../relay-code.js";
+import { RelayCode } from "../rules/index.js";
 
 /** Which budget made room. */
 export type Budget = "track" | "relay";
@@ -18,7 +18,9 @@ export interface ByteLimits {
 
 /** A session as the budget sees it: what it holds while receiving, and how to end it. */
 export interface BudgetHolder {
+  /** The session's id (logs). */
   readonly id: number;
+  /** Closes the session: what it holds filled the process's budget. */
   close(code: number, reason: string): void;
 }
 
@@ -63,6 +65,7 @@ export class ByteBudget {
   readonly #defer: (fn: () => void) => void;
 
   constructor(
+    /** The byte bounds per track copy and for the whole process. */
     readonly limits: ByteLimits,
     events: BudgetEvents,
     /** Runs a close later in the turn (it may be asked for inside another session's event). */

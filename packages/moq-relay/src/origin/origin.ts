@@ -9,6 +9,7 @@ import { TrackInfos, type TrackInfoAnswer } from "./track-infos.js";
 export interface AnnounceEvent {
   /** Absolute broadcast path. */
   readonly path: string;
+  /** True when the broadcast became (or is still) reachable, false when it no longer is. */
   readonly active: boolean;
   /** Hops of the best route the watcher may use (empty when it ended). */
   readonly hops: readonly number[];

@@ -47,6 +47,7 @@ export interface UpstreamTrack {
 
 /** One way to reach a broadcast. */
 export interface Route {
+  /** The session that announced the broadcast. */
   readonly source: RouteSource;
   /** Hop ids the announce travelled through, publisher first (empty when unknown). */
   readonly hops: readonly number[];

@@ -12,6 +12,13 @@ export type TrackInfoResult =
 /** Receives the result of a query. */
 export type TrackInfoAnswer = (result: TrackInfoResult) => void;
 
+/**
+ * The info of a track whose publisher advertises none (lite-01..04 have no TRACK stream): the
+ * reference's default retention window of 5 s rather than 0 ms, which today's clients read as
+ * "evict every group as soon as it closes", and milliseconds.
+ */
+export const UNADVERTISED_TRACK_INFO: TrackInfo = { priority: 0, ordered: false, maxLatencyMs: 5000, timescale: 1000 };
+
 /** Default bound on the cached infos (a track's info is small; the bound stops a name flood). */
 export const MAX_CACHED_TRACK_INFOS = 4096;
 

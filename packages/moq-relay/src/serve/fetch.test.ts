@@ -5,11 +5,11 @@ import { describe, expect, it, vi } from "vitest";
 import type { Origin } from "../origin/origin.js";
 import { concatBytes, type StreamId } from "@handoff/qmux";
 import { FetchServe } from "./fetch.js";
-import { finished, lite05Peer } from "./lite05-peer.test-helpers.js";
-import { RelayCode } from "./limits.js";
-import type { StreamIo } from "./stream-io.js";
-import type { TestPeer } from "./test-peer.test-helpers.js";
-import { testOrigin } from "./test-peer.test-helpers.js";
+import { finished, lite05Peer } from "../testing/lite05-peer.test-helpers.js";
+import { RelayCode } from "../rules/relay-code.js";
+import type { StreamIo } from "../context/stream-io.js";
+import type { TestPeer } from "../testing/test-peer.test-helpers.js";
+import { testOrigin } from "../testing/test-peer.test-helpers.js";
 
 /** A write's bytes as one buffer (a write may come as parts). */
 function joined(data: Uint8Array | readonly Uint8Array[]): Uint8Array {

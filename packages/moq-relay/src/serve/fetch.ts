@@ -1,11 +1,8 @@
 import type { GroupReader } from "@handoff/moq-resume";
 import { type Fetch, FrameEncoder, joinPath, type LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
-import { allowed } from "../auth/permissions.js";
+import { allowed, RelayCode } from "../rules/index.js";
 import type { StreamId } from "@handoff/qmux";
-import type { SessionContext } from "./context.js";
-import { RelayCode } from "./limits.js";
-import { type AnsweredRole, type IgnoreRole, type RoleChanges, type StreamFate, turnDown } from "./role-table.js";
-import type { StreamIo } from "./stream-io.js";
+import { type AnsweredRole, type IgnoreRole, type RoleChanges, type SessionContext, type StreamFate, type StreamIo, turnDown } from "../context/index.js";
 
 /** Where FETCH finds its group: the origin's held copies. */
 export interface GroupFetcher {

@@ -1,7 +1,7 @@
 import { LITE_05, LITE_06 } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { lastCopy } from "../origin/test-source.test-helpers.js";
-import { frameBytes, Harness, subscribeMsg } from "./harness.test-helpers.js";
+import { frameBytes, Harness, subscribeMsg } from "../testing/harness.test-helpers.js";
 
 describe("a lite-06 subscriber joining a group at a frame", () => {
   it("gets the start group from the frame it asked, its header saying so, and the next groups whole", () => {

@@ -4,7 +4,7 @@ import { LITE_04, LITE_05, type LiteVersion } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { MAX_STREAM_PAYLOAD } from "@handoff/qmux";
 import { OutboundGroup } from "./outbound-group.js";
-import { CountingStats, FakeIo, frameBytes } from "./harness.test-helpers.js";
+import { CountingStats, FakeIo, frameBytes } from "../testing/harness.test-helpers.js";
 
 /** An outbound group of subscribe id 7 over a fresh group `sequence` of a track. */
 function setup(options: { sequence?: number; version?: LiteVersion; firstFrame?: number } = {}) {

@@ -1,11 +1,10 @@
 import type { GroupReader } from "@handoff/moq-resume";
 import { FrameEncoder, LiteStreamWriter, framesHaveTimestamps, type LiteVersion } from "@handoff/moq-resume/lite";
 import { MAX_STREAM_PAYLOAD, type StreamId } from "@handoff/qmux";
-import { RelayCode } from "./limits.js";
+import { RelayCode } from "../rules/index.js";
 import type { Scheduled } from "./scheduler.js";
 import type { ServedSubscription } from "./served-subscription.js";
-import type { SessionStats } from "./stats.js";
-import type { StreamIo } from "./stream-io.js";
+import type { SessionStats, StreamIo } from "../context/index.js";
 
 /** Encoded frames (size prefix + payload) by payload, shared by every outbound group (lite-01..04). */
 const encodedFrames = new WeakMap<Uint8Array, Uint8Array>();

@@ -1,7 +1,7 @@
 import { LITE_04, LITE_05 } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
-import { finished, lite05Peer } from "./lite05-peer.test-helpers.js";
-import { TestPeer, testOrigin } from "./test-peer.test-helpers.js";
+import { finished, lite05Peer } from "../testing/lite05-peer.test-helpers.js";
+import { TestPeer, testOrigin } from "../testing/test-peer.test-helpers.js";
 
 describe("PROBE stream", () => {
   it("answers a lite-04 probe with an unknown bitrate and rtt and keeps the stream open", () => {

@@ -1,6 +1,6 @@
 import type { Probe } from "@handoff/moq-resume/lite";
 import type { StreamId } from "@handoff/qmux";
-import type { SessionContext } from "./context.js";
+import type { SessionContext } from "../context/index.js";
 
 /**
  * The relay's PROBE report. It measures neither bandwidth nor RTT (the framing keeps no RTT

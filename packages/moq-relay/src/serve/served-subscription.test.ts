@@ -2,9 +2,9 @@ import { ManualClock } from "@handoff/seqlog";
 import { ResumeTrack, Track, type GroupReader } from "@handoff/moq-resume";
 import type { SubscribeUpdate } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
-import { RelayCode } from "./limits.js";
+import { RelayCode } from "../rules/relay-code.js";
 import { ServedSubscription, type ServeHost } from "./served-subscription.js";
-import { subscribeMsg } from "./harness.test-helpers.js";
+import { subscribeMsg } from "../testing/harness.test-helpers.js";
 
 /** A host that records what the subscription asked of it. */
 class RecordingHost implements ServeHost {

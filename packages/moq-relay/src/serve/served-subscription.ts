@@ -1,7 +1,7 @@
 import { type GroupReader, type ResumeTrack, type Track, TrackAbortedError, type TrackReader } from "@handoff/moq-resume";
 import type { Subscribe, SubscribeUpdate } from "@handoff/moq-resume/lite";
 import type { StreamId } from "@handoff/qmux";
-import { RelayCode } from "./limits.js";
+import { RelayCode } from "../rules/index.js";
 
 /** What a served subscription asks of its session. */
 export interface ServeHost {

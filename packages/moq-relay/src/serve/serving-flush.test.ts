@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { frameBytes, Harness } from "./harness.test-helpers.js";
+import { frameBytes, Harness } from "../testing/harness.test-helpers.js";
 import { subscribeTrack, outbound } from "./serving.test-helpers.js";
 
 describe("Serving: what a flush visits", () => {

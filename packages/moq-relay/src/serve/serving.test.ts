@@ -2,8 +2,8 @@ import { LITE_04 } from "@handoff/moq-resume/lite";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lastCopy } from "../origin/test-source.test-helpers.js";
-import { RelayCode } from "./limits.js";
-import { frameBytes, Harness, subscribeMsg } from "./harness.test-helpers.js";
+import { RelayCode } from "../rules/relay-code.js";
+import { frameBytes, Harness, subscribeMsg } from "../testing/harness.test-helpers.js";
 import { serving, subscribeTrack, finishedGroup, outbound, update } from "./serving.test-helpers.js";
 
 describe("Serving a SUBSCRIBE", () => {

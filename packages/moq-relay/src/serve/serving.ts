@@ -1,12 +1,10 @@
 import type { GroupReader } from "@handoff/moq-resume";
 import { encodeDatagram, hasTrackStream, joinPath, type LiteStreamReader, type Subscribe } from "@handoff/moq-resume/lite";
-import { allowed } from "../auth/permissions.js";
-import type { RouteSource } from "../origin/route.js";
+import { allowed, RelayCode } from "../rules/index.js";
+import type { RouteSource } from "../origin/index.js";
 import type { StreamId } from "@handoff/qmux";
-import type { SessionContext } from "./context.js";
-import { RelayCode } from "./limits.js";
+import { type IgnoreRole, refuse, type RoleChanges, type SessionContext, type StreamFate, turnDown } from "../context/index.js";
 import { OutboundGroup, type PumpResult } from "./outbound-group.js";
-import { type IgnoreRole, refuse, type RoleChanges, type StreamFate, turnDown } from "./role-table.js";
 import { ReadyLanes } from "./ready-lanes.js";
 import { Lane, victim } from "./scheduler.js";
 import { fieldFlag, FlagList } from "./flag-list.js";

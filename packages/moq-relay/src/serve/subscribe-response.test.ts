@@ -2,9 +2,9 @@ import { LITE_02, LITE_04, LITE_05, type LiteMessage, LiteStreamReader, LiteStre
 import { describe, expect, it } from "vitest";
 import type { Origin } from "../origin/origin.js";
 import type { StreamId } from "@handoff/qmux";
-import { lite05Peer } from "./lite05-peer.test-helpers.js";
+import { lite05Peer } from "../testing/lite05-peer.test-helpers.js";
 import { SubscribeResponder } from "./subscribe-response.js";
-import { TestPeer, testOrigin } from "./test-peer.test-helpers.js";
+import { TestPeer, testOrigin } from "../testing/test-peer.test-helpers.js";
 
 function subscribe(id: number, broadcast: string, fields: Partial<Subscribe> = {}): Subscribe {
   return { type: "subscribe", id, broadcast, track: "video", priority: 0, ordered: false, maxLatency: 0, startGroup: undefined, endGroup: undefined, ...fields };

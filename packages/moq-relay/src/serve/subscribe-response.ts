@@ -1,6 +1,6 @@
 import { hasTrackStream, isLegacy, type LiteMessage, type LiteStreamWriter, type LiteVersion, type Subscribe } from "@handoff/moq-resume/lite";
 import type { StreamId } from "@handoff/qmux";
-import type { StreamIo } from "./stream-io.js";
+import type { StreamIo } from "../context/index.js";
 
 /**
  * The relay's replies on one served SUBSCRIBE stream. Before lite-05 that is one SUBSCRIBE_OK

@@ -2,9 +2,9 @@ import { LITE_04, LITE_05, type LiteMessage, type LiteVersion, type TrackInfo } 
 import { describe, expect, it } from "vitest";
 import type { Origin } from "../origin/origin.js";
 import type { StreamId } from "@handoff/qmux";
-import { finished, lite05Peer } from "./lite05-peer.test-helpers.js";
-import { RelayCode } from "./limits.js";
-import { TestPeer, testOrigin } from "./test-peer.test-helpers.js";
+import { finished, lite05Peer } from "../testing/lite05-peer.test-helpers.js";
+import { RelayCode } from "../rules/relay-code.js";
+import { TestPeer, testOrigin } from "../testing/test-peer.test-helpers.js";
 import { trackInfoMessage } from "./track-info.js";
 
 const INFO: TrackInfo = { type: "track_info", priority: 7, ordered: true, maxLatency: 2500, timescale: 90_000 };

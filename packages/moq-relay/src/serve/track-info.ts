@@ -1,11 +1,9 @@
 import type { TrackInfo as ModelTrackInfo } from "@handoff/moq-resume";
 import { joinPath, type LiteStreamReader, type Track, type TrackInfo } from "@handoff/moq-resume/lite";
-import { allowed } from "../auth/permissions.js";
+import { allowed, RelayCode } from "../rules/index.js";
 import type { StreamId } from "@handoff/qmux";
-import type { SessionContext } from "./context.js";
-import { RelayCode } from "./limits.js";
-import { type AnsweredRole, type IgnoreRole, type RoleChanges, type StreamFate, turnDown } from "./role-table.js";
-import { UNADVERTISED_TRACK_INFO } from "./track-query.js";
+import { type AnsweredRole, type IgnoreRole, type RoleChanges, type SessionContext, type StreamFate, turnDown } from "../context/index.js";
+import { UNADVERTISED_TRACK_INFO } from "../origin/index.js";
 
 /** The role of a TRACK stream waiting for the publisher's info (asked upstream); `cancel` stops waiting. */
 export interface TrackServeRole {

@@ -2,9 +2,9 @@
 // deferred flush) is contained: an error there fails that session only.
 import { LITE_04, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { RelayCode } from "./limits.js";
-import { Serving } from "./serving.js";
-import { TestPeer, testOrigin } from "./test-peer.test-helpers.js";
+import { RelayCode } from "../rules/relay-code.js";
+import { Serving } from "../serve/serving.js";
+import { TestPeer, testOrigin } from "../testing/test-peer.test-helpers.js";
 
 function subscribe(id: number) {
   return { type: "subscribe" as const, id, broadcast: "cam", track: "video", priority: 0, ordered: false, maxLatency: 0, startGroup: undefined, endGroup: undefined };

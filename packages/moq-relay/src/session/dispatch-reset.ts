@@ -1,10 +1,9 @@
 import type { StreamId } from "@handoff/qmux";
-import type { Announces } from "./announces.js";
-import type { SessionContext } from "./context.js";
-import { refuse, type RoleChanges } from "./role-table.js";
-import type { Serving } from "./serving.js";
+import type { Announces } from "../announce/index.js";
+import { refuse, type RoleChanges, type SessionContext } from "../context/index.js";
+import type { Serving } from "../serve/index.js";
 import type { StreamRole } from "./stream-role.js";
-import type { Upstreams } from "./upstreams.js";
+import type { Upstreams } from "../upstream/index.js";
 
 /** What the dispatcher hands {@link peerReset}: its table (as role changes) and the modules. */
 export interface ResetScope {

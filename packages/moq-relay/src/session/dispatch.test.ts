@@ -2,9 +2,9 @@ import { LITE_04, LITE_05, type LiteMessage, LiteStreamReader, LiteStreamWriter,
 import { describe, expect, it } from "vitest";
 import type { StreamId } from "@handoff/qmux";
 import { MAX_BYTES_BEFORE_SETUP, StreamDispatch } from "./dispatch.js";
-import { RelayCode } from "./limits.js";
-import { clientSetup } from "./lite05-peer.test-helpers.js";
-import { Harness, type HarnessOptions, subscribeMsg } from "./harness.test-helpers.js";
+import { RelayCode } from "../rules/relay-code.js";
+import { clientSetup } from "../testing/lite05-peer.test-helpers.js";
+import { Harness, type HarnessOptions, subscribeMsg } from "../testing/harness.test-helpers.js";
 import { SetupExchange } from "./setup-stream.js";
 
 /** A dispatcher wired to a harness's modules, recording what it leaves to the session. */

@@ -1,22 +1,15 @@
 import { hasTrackStream, type LiteMessage, LiteStreamReader, type LiteVersion, UniStreamType } from "@handoff/moq-resume/lite";
 import type { StreamId } from "@handoff/qmux";
-import type { PlaceCopy, UpstreamTrack } from "../origin/route.js";
-import type { Announces } from "./announces.js";
-import type { SessionContext } from "./context.js";
-import { fetchSettled, type FetchRole, type GroupFetcher, serveFetch } from "./fetch.js";
-import { RelayCode } from "./limits.js";
-import { answerProbe } from "./probe.js";
-import { refuse, type RoleChanges, type StreamFate } from "./role-table.js";
-import type { Serving } from "./serving.js";
+import type { PlaceCopy, TrackInfoAnswer, UpstreamTrack } from "../origin/index.js";
+import type { Announces } from "../announce/index.js";
+import { refuse, type RoleChanges, type SessionContext, type StreamFate } from "../context/index.js";
+import { answerProbe, type FetchRole, fetchSettled, type GroupFetcher, serveFetch, serveTrack, type Serving } from "../serve/index.js";
+import { RelayCode } from "../rules/index.js";
 import type { SetupExchange } from "./setup-stream.js";
 import { type ControlHandler, isControl, type StreamRole, type StreamTable } from "./stream-role.js";
-import { serveTrack } from "./track-info.js";
-import { askTrackInfo } from "./track-query.js";
-import type { TrackInfoAnswer } from "../origin/track-infos.js";
+import { askTrackInfo, InboundGroup, type Upstreams } from "../upstream/index.js";
 import { UndecodedBytes } from "./undecoded-bytes.js";
 import { peerReset } from "./dispatch-reset.js";
-import { InboundGroup } from "./inbound-group.js";
-import type { Upstreams } from "./upstreams.js";
 
 /** What the dispatcher leaves to the session itself. */
 export interface DispatchHooks {

@@ -2,8 +2,8 @@
 import { FrameEncoder, LITE_04, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { ByteBudget } from "../origin/byte-budget.js";
-import { RelayCode } from "./limits.js";
-import { TestPeer, testOrigin } from "./test-peer.test-helpers.js";
+import { RelayCode } from "../rules/relay-code.js";
+import { TestPeer, testOrigin } from "../testing/test-peer.test-helpers.js";
 
 function scene() {
   const origin = testOrigin();

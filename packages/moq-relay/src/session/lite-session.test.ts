@@ -1,8 +1,8 @@
 import { LITE_02, LITE_04, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
-import { RelayCode } from "./limits.js";
-import { TestPeer, testOrigin } from "./test-peer.test-helpers.js";
-import type { SessionStats } from "./stats.js";
+import { RelayCode } from "../rules/relay-code.js";
+import { TestPeer, testOrigin } from "../testing/test-peer.test-helpers.js";
+import type { SessionStats } from "../context/stats.js";
 
 function subscribe(id: number, broadcast: string, priority = 0) {
   return {

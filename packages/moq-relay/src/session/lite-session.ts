@@ -1,24 +1,15 @@
 import { hasGoaway, hasTrackStream, type LiteStreamReader, LiteStreamWriter, type LiteVersion, normalizePath } from "@handoff/moq-resume/lite";
-import type { Permissions } from "../auth/permissions.js";
-import type { Origin } from "../origin/origin.js";
-import type { PlaceCopy, RouteSource, UpstreamTrack } from "../origin/route.js";
-import type { TrackInfoAnswer } from "../origin/track-infos.js";
+import { type Permissions, RelayCode } from "../rules/index.js";
+import type { ByteBudget, Origin, PlaceCopy, RouteSource, TrackInfoAnswer, UpstreamTrack } from "../origin/index.js";
 import type { FramingEvent, FramingSession, QmuxVersion, StreamId } from "@handoff/qmux";
-import { Announces } from "./announces.js";
-import type { SessionContext } from "./context.js";
-import { ControlBacklog } from "./control-backlog.js";
-import type { ByteBudget } from "../origin/byte-budget.js";
-import { budgetMemory, NO_MEMORY, type SessionMemory } from "./memory.js";
+import { Announces } from "../announce/index.js";
+import { budgetMemory, ControlBacklog, DEFAULT_SESSION_LIMITS, framingIo, NO_MEMORY, NO_STATS, refuse, type SessionContext, type SessionLimits, type SessionMemory, type SessionStats, type StreamIo } from "../context/index.js";
 import { laterChanges, StreamDispatch } from "./dispatch.js";
-import { DEFAULT_SESSION_LIMITS, RelayCode, type SessionLimits } from "./limits.js";
-import { refuse } from "./role-table.js";
-import { Serving } from "./serving.js";
+import { Serving } from "../serve/index.js";
 import { SetupExchange } from "./setup-stream.js";
 import type { SessionOptions, SessionSink } from "./session-options.js";
-import { NO_STATS, type SessionStats } from "./stats.js";
 import type { StreamTable } from "./stream-role.js";
-import { framingIo, type StreamIo } from "./stream-io.js";
-import { Upstreams } from "./upstreams.js";
+import { Upstreams } from "../upstream/index.js";
 import { pickSetupVersion, versionMode, type VersionMode } from "./version.js";
 
 /**
@@ -28,7 +19,7 @@ import { pickSetupVersion, versionMode, type VersionMode } from "./version.js";
  * the server drives it with bytes and ticks.
  */
 export class LiteSession implements RouteSource {
-  /** @inheritdoc */
+  /** The session's id, unique in the relay (logs, split horizon). */
   readonly id: number;
   readonly #framing: FramingSession;
   readonly #origin: Origin;
@@ -258,7 +249,7 @@ export class LiteSession implements RouteSource {
 
   // --- RouteSource ---
 
-  /** @inheritdoc */
+  /** Subscribes upstream to `track` of `path` on this session's peer, for the origin's shared track (see {@link RouteSource.subscribeUpstream}). */
   subscribeUpstream(path: string, track: string, priority: number, place: PlaceCopy): UpstreamTrack | undefined {
     // Asked from a subscriber's event: a failure here is this session's, and the track gets no copy from it.
     let upstream: UpstreamTrack | undefined;
@@ -268,7 +259,7 @@ export class LiteSession implements RouteSource {
     return upstream;
   }
 
-  /** @inheritdoc */
+  /** Asks this session's peer for the info of `track` of `path` (see {@link RouteSource.askTrackInfo}). */
   askTrackInfo(path: string, track: string, answer: TrackInfoAnswer): boolean {
     // Asked from a subscriber's event, like subscribeUpstream.
     let asked = false;
@@ -278,7 +269,7 @@ export class LiteSession implements RouteSource {
     return asked;
   }
 
-  /** @inheritdoc */
+  /** Runs `fn`, work of this session done from another connection's event or a timer: an error escaping it fails this session only. */
   contain(where: string, fn: () => void): void {
     if (this.#closed || this.#faulted) return;
     try {

@@ -1,12 +1,12 @@
 import { LITE_05, LiteStreamReader } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import type { StreamId } from "@handoff/qmux";
-import { serveFetch } from "./fetch.js";
-import { Harness, subscribeMsg } from "./harness.test-helpers.js";
-import { RelayCode } from "./limits.js";
-import type { RoleChanges } from "./role-table.js";
+import { serveFetch } from "../serve/fetch.js";
+import { Harness, subscribeMsg } from "../testing/harness.test-helpers.js";
+import { RelayCode } from "../rules/relay-code.js";
+import type { RoleChanges } from "../context/role-table.js";
 import type { StreamRole } from "./stream-role.js";
-import { serveTrack } from "./track-info.js";
+import { serveTrack } from "../serve/track-info.js";
 
 /** Role changes that only record what a module reported: the table is the dispatcher's. */
 function recorder(): { changes: RoleChanges<StreamRole>; calls: string[] } {

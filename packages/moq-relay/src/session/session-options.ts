@@ -1,10 +1,8 @@
 import type { LiteVersion } from "@handoff/moq-resume/lite";
 import type { FramingSession } from "@handoff/qmux";
-import type { Permissions } from "../auth/permissions.js";
-import type { ByteBudget } from "../origin/byte-budget.js";
-import type { Origin } from "../origin/origin.js";
-import type { SessionLimits } from "./limits.js";
-import type { SessionStats } from "./stats.js";
+import type { Permissions } from "../rules/index.js";
+import type { ByteBudget, Origin } from "../origin/index.js";
+import type { SessionLimits, SessionStats } from "../context/index.js";
 import type { VersionMode } from "./version.js";
 
 /** Where a session's output goes: the socket driver. */
@@ -23,14 +21,21 @@ export interface SessionSink {
 export interface SessionOptions {
   /** Unique id (logs, split horizon). */
   readonly id: number;
+  /** The connection's framing (qmux or the legacy WebSocket framing): the session's only way to its peer. */
   readonly framing: FramingSession;
+  /** How the moq-lite version is chosen: fixed by the transport's ALPN or subprotocol, by the qmux parameters, or by the in-band SETUP. */
   readonly mode: VersionMode;
+  /** The relay's origin, shared by every session. */
   readonly origin: Origin;
   /** The connection's path scope: the peer's paths are relative to it. */
   readonly root: string;
+  /** What the peer may publish and subscribe to. */
   readonly permissions: Permissions;
+  /** Where the session's output goes. */
   readonly sink: SessionSink;
+  /** Per-session bounds (default {@link DEFAULT_SESSION_LIMITS}). */
   readonly limits?: Partial<SessionLimits>;
+  /** Counters the session reports (default: none counted). */
   readonly stats?: SessionStats;
   /** Link cost of routes learnt from this peer (default 0). */
   readonly cost?: number;

@@ -1,12 +1,12 @@
 import { LITE_05, LiteErrorCode, stripPathPrefix } from "@handoff/moq-resume/lite";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ALLOW_ALL } from "../auth/permissions.js";
+import { ALLOW_ALL } from "../rules/permissions.js";
 import { MAX_BYTES_BEFORE_SETUP } from "./dispatch.js";
-import { clientSetup, finished, lite05Peer, sendSetup, uniMessages } from "./lite05-peer.test-helpers.js";
-import { RelayCode } from "./limits.js";
+import { clientSetup, finished, lite05Peer, sendSetup, uniMessages } from "../testing/lite05-peer.test-helpers.js";
+import { RelayCode } from "../rules/relay-code.js";
 import { judgeSetup } from "./setup-stream.js";
-import { testOrigin } from "./test-peer.test-helpers.js";
+import { testOrigin } from "../testing/test-peer.test-helpers.js";
 
 const SUBSCRIBE_ONLY = { publish: [], subscribe: [""] };
 

@@ -1,8 +1,7 @@
 import { DEFAULT_LIMITS, isLite06, joinPath, LiteErrorCode, type LiteStreamReader, normalizePath, pathParts, type Setup, type SetupRole } from "@handoff/moq-resume/lite";
-import { overlaps, type Permissions } from "../auth/permissions.js";
+import { overlaps, type Permissions, RelayCode } from "../rules/index.js";
 import type { StreamId } from "@handoff/qmux";
-import type { SessionContext } from "./context.js";
-import { RelayCode } from "./limits.js";
+import type { SessionContext } from "../context/index.js";
 
 /** What the relay makes of the peer's SETUP (lite-05). */
 export type SetupVerdict =

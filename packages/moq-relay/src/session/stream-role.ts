@@ -1,13 +1,10 @@
 import type { LiteStreamReader } from "@handoff/moq-resume/lite";
 import type { StreamId } from "@handoff/qmux";
-import type { AnnounceRole } from "./announces.js";
-import type { FetchRole } from "./fetch.js";
-import type { AnsweredRole, IgnoreRole } from "./role-table.js";
-import type { ServingRole } from "./serving.js";
+import type { AnnounceRole } from "../announce/index.js";
+import type { FetchRole, ServingRole, TrackServeRole } from "../serve/index.js";
+import type { AnsweredRole, IgnoreRole } from "../context/index.js";
 import type { SetupInRole } from "./setup-stream.js";
-import type { TrackServeRole } from "./track-info.js";
-import type { TrackQueryRole } from "./track-query.js";
-import type { UpstreamRole } from "./upstreams.js";
+import type { TrackQueryRole, UpstreamRole } from "../upstream/index.js";
 
 /**
  * What a session does with one stream: the stream's role, decided when it opens or on its header.

@@ -1,5 +1,5 @@
 import type { StreamId } from "@handoff/qmux";
-import type { SessionMemory } from "./memory.js";
+import type { SessionMemory } from "../context/index.js";
 import { type StreamRole, undecoded } from "./stream-role.js";
 
 /**

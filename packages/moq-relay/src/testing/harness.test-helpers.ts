@@ -5,25 +5,25 @@
  */
 import { ManualClock } from "@handoff/seqlog";
 import { LITE_04, type LiteMessage, LiteStreamReader, type LiteStreamReaderOptions, LiteStreamWriter, type LiteVersion, type Subscribe } from "@handoff/moq-resume/lite";
-import { ALLOW_ALL, type Permissions } from "../auth/permissions.js";
+import { ALLOW_ALL, type Permissions } from "../rules/permissions.js";
 import { Origin } from "../origin/origin.js";
 import type { PlaceCopy, RouteSource, UpstreamTrack } from "../origin/route.js";
 import { fakeSource, type FakeSource } from "../origin/test-source.test-helpers.js";
 import { concatBytes, type StreamId } from "@handoff/qmux";
-import type { InboundGroup } from "./inbound-group.js";
-import type { UpstreamSubscription } from "./upstream-subscription.js";
-import { Announces } from "./announces.js";
-import type { SessionContext } from "./context.js";
-import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./limits.js";
-import { NO_MEMORY } from "./memory.js";
-import type { ServedSubscription } from "./served-subscription.js";
-import { Serving } from "./serving.js";
-import type { SessionStats } from "./stats.js";
-import type { StreamIo } from "./stream-io.js";
-import { askTrackInfo } from "./track-query.js";
-import type { StreamRole, StreamTable } from "./stream-role.js";
-import type { RoleChanges } from "./role-table.js";
-import { Upstreams } from "./upstreams.js";
+import type { InboundGroup } from "../upstream/inbound-group.js";
+import type { UpstreamSubscription } from "../upstream/upstream-subscription.js";
+import { Announces } from "../announce/announces.js";
+import type { SessionContext } from "../context/context.js";
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "../context/limits.js";
+import { NO_MEMORY } from "../context/memory.js";
+import type { ServedSubscription } from "../serve/served-subscription.js";
+import { Serving } from "../serve/serving.js";
+import type { SessionStats } from "../context/stats.js";
+import type { StreamIo } from "../context/stream-io.js";
+import { askTrackInfo } from "../upstream/track-query.js";
+import type { StreamRole, StreamTable } from "../session/stream-role.js";
+import type { RoleChanges } from "../context/role-table.js";
+import { Upstreams } from "../upstream/upstreams.js";
 
 /** What the fake framing saw on one stream. */
 export interface FakeStream {

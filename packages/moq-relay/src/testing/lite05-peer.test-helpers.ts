@@ -1,5 +1,5 @@
 import { LITE_05, type LiteMessage, LiteStreamReader, type LiteVersion, type Setup } from "@handoff/moq-resume/lite";
-import type { Permissions } from "../auth/permissions.js";
+import type { Permissions } from "../rules/permissions.js";
 import type { Origin } from "../origin/origin.js";
 import type { QmuxVersion, StreamId, TransportParams } from "@handoff/qmux";
 import { TestPeer } from "./test-peer.test-helpers.js";

@@ -1,13 +1,13 @@
 import { ManualClock } from "@handoff/seqlog";
 import { LITE_04, LiteStreamReader, LiteStreamWriter, type LiteMessage, type LiteVersion } from "@handoff/moq-resume/lite";
-import { ALLOW_ALL, type Permissions } from "../auth/permissions.js";
+import { ALLOW_ALL, type Permissions } from "../rules/permissions.js";
 import type { ByteBudget } from "../origin/byte-budget.js";
 import { Origin } from "../origin/origin.js";
 import { createFraming, type FramingEvent, type FramingSession, type QmuxVersion, type StreamId, type TransportParams } from "@handoff/qmux";
-import type { SessionLimits } from "./limits.js";
-import { LiteSession } from "./lite-session.js";
-import type { SessionStats } from "./stats.js";
-import type { VersionMode } from "./version.js";
+import type { SessionLimits } from "../context/limits.js";
+import { LiteSession } from "../session/lite-session.js";
+import type { SessionStats } from "../context/stats.js";
+import type { VersionMode } from "../session/version.js";
 
 /** A scripted client peer wired in memory to a server {@link LiteSession} (test helper). */
 export class TestPeer {

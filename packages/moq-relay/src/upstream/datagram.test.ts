@@ -2,8 +2,8 @@ import { decodeDatagram, encodeDatagram, LITE_04, LITE_05, type LiteMessage, typ
 import { describe, expect, it } from "vitest";
 import type { Origin } from "../origin/origin.js";
 import type { QmuxVersion } from "@handoff/qmux";
-import { lite05Peer, uniMessages } from "./lite05-peer.test-helpers.js";
-import { TestPeer, testOrigin } from "./test-peer.test-helpers.js";
+import { lite05Peer, uniMessages } from "../testing/lite05-peer.test-helpers.js";
+import { TestPeer, testOrigin } from "../testing/test-peer.test-helpers.js";
 
 /** A lite-05 publisher of `cam` over qmux-01 (datagrams), session 1. */
 function publisherOf(origin: Origin): TestPeer {

@@ -1,7 +1,7 @@
 import { LITE_04 } from "@handoff/moq-resume/lite";
 import { ManualClock } from "@handoff/seqlog";
 import { describe, expect, it } from "vitest";
-import { RelayCode } from "./limits.js";
+import { RelayCode } from "../rules/relay-code.js";
 import { InboundGroup } from "./inbound-group.js";
 import { UpstreamSubscription } from "./upstream-subscription.js";
 import { upstream, requests, handlerSub, groupBytes, receiveGroup, frames, bytes } from "./upstreams.test-helpers.js";

@@ -1,6 +1,6 @@
 import type { Group, Track } from "@handoff/moq-resume";
 import { LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
-import { NO_MEMORY, type SessionMemory } from "./memory.js";
+import { NO_MEMORY, type SessionMemory } from "../context/index.js";
 import type { UpstreamSubscription } from "./upstream-subscription.js";
 
 /**

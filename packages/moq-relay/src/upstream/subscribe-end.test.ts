@@ -1,8 +1,8 @@
 import { LITE_05, type LiteMessage } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import type { StreamId } from "@handoff/qmux";
-import { finished, lite05Peer, uniMessages } from "./lite05-peer.test-helpers.js";
-import { type TestPeer, testOrigin } from "./test-peer.test-helpers.js";
+import { finished, lite05Peer, uniMessages } from "../testing/lite05-peer.test-helpers.js";
+import { type TestPeer, testOrigin } from "../testing/test-peer.test-helpers.js";
 
 /** A lite-05 publisher of `cam`, a viewer subscribed to `video` from group 0, and the relay's upstream SUBSCRIBE. */
 function relayed() {

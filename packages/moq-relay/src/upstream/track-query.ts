@@ -1,16 +1,7 @@
-import type { TrackInfo } from "@handoff/moq-resume";
 import { hasTrackStream, LiteStreamReader, stripPathPrefix, type LiteVersion } from "@handoff/moq-resume/lite";
-import type { TrackInfoAnswer, TrackInfoResult } from "../origin/track-infos.js";
+import { type TrackInfoAnswer, type TrackInfoResult, UNADVERTISED_TRACK_INFO } from "../origin/index.js";
 import type { StreamId } from "@handoff/qmux";
-import type { SessionContext } from "./context.js";
-import { refuse } from "./role-table.js";
-
-/**
- * The info of a track whose publisher advertises none (lite-01..04 have no TRACK stream): the
- * reference's default retention window of 5 s rather than 0 ms, which today's clients read as
- * "evict every group as soon as it closes", and milliseconds.
- */
-export const UNADVERTISED_TRACK_INFO: TrackInfo = { priority: 0, ordered: false, maxLatencyMs: 5000, timescale: 1000 };
+import { refuse, type SessionContext } from "../context/index.js";
 
 /** The role of a TRACK stream we opened on the peer, waiting for its TRACK_INFO. */
 export interface TrackQueryRole {

@@ -2,8 +2,7 @@ import { Track, type Boundary, type Group } from "@handoff/moq-resume";
 import { LiteStreamReader, type LiteVersion } from "@handoff/moq-resume/lite";
 import type { Clock } from "@handoff/seqlog";
 import type { StreamId } from "@handoff/qmux";
-import type { SessionMemory } from "./memory.js";
-import type { StreamIo } from "./stream-io.js";
+import type { SessionMemory, StreamIo } from "../context/index.js";
 import { SubscriptionEnd } from "./subscription-end.js";
 
 /**

@@ -2,7 +2,7 @@ import type { Boundary, Track } from "@handoff/moq-resume";
 import { LITE_04, type LiteMessage, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import type { PlaceCopy } from "../origin/route.js";
 import type { StreamId } from "@handoff/qmux";
-import { Harness, type HarnessOptions } from "./harness.test-helpers.js";
+import { Harness, type HarnessOptions } from "../testing/harness.test-helpers.js";
 import { InboundGroup } from "./inbound-group.js";
 import type { UpstreamSubscription } from "./upstream-subscription.js";
 

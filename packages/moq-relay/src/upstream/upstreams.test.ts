@@ -1,8 +1,8 @@
 import type { LiteStreamWriter} from "@handoff/moq-resume/lite";
 import { LITE_01, LITE_02, LITE_03, LITE_04, LITE_05, LITE_06, type LiteMessage, type LiteVersion } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
-import { RelayCode } from "./limits.js";
-import { Harness } from "./harness.test-helpers.js";
+import { RelayCode } from "../rules/relay-code.js";
+import { Harness } from "../testing/harness.test-helpers.js";
 import { END_GRACE_MS } from "./subscription-end.js";
 import { InboundGroup } from "./inbound-group.js";
 import { atLiveEdge, upstream, requests, handlerSub, receiveGroup, frames } from "./upstreams.test-helpers.js";

@@ -1,9 +1,8 @@
 import { decodeDatagram, hasExtendedSubscribe, hasFrameBounds, hasTrackStream, stripPathPrefix, type Subscribe } from "@handoff/moq-resume/lite";
-import type { PlaceCopy, UpstreamTrack } from "../origin/route.js";
+import type { PlaceCopy, UpstreamTrack } from "../origin/index.js";
 import type { StreamId } from "@handoff/qmux";
-import type { SessionContext } from "./context.js";
-import { RelayCode } from "./limits.js";
-import { refuse, type StreamFate } from "./role-table.js";
+import { refuse, type SessionContext, type StreamFate } from "../context/index.js";
+import { RelayCode } from "../rules/index.js";
 import type { InboundGroup } from "./inbound-group.js";
 import { UpstreamSubscription } from "./upstream-subscription.js";
 
