@@ -1,5 +1,6 @@
+import { ResumeTrack, Track } from "@handoff/moq-resume";
 import { ManualClock } from "@handoff/seqlog";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Origin } from "./origin.js";
 import type { TrackMove } from "./shared-track.js";
 import { Drain, fakeSource, lastCopy } from "./test-source.test-helpers.js";
@@ -254,5 +255,53 @@ describe("shared tracks across route changes", () => {
     reader.pump();
     expect(reader.handed).toEqual([0, 1]);
     expect(origin.routes("room/cam").map((r) => r.source.id)).toEqual([2]);
+  });
+});
+
+/** Counts, per track copy, the wake-ups its watchers get (every `watch` registered from now on, until `restore`). */
+function countWakes(): { readonly wakes: Map<Track, number>; restore(): void } {
+  const wakes = new Map<Track, number>();
+  const watch = Track.prototype.watch;
+  const spy = vi.spyOn(Track.prototype, "watch").mockImplementation(function (this: Track, listener) {
+    return watch.call(this, () => {
+      wakes.set(this, (wakes.get(this) ?? 0) + 1);
+      listener();
+    });
+  });
+  return { wakes, restore: () => spy.mockRestore() };
+}
+
+/** Feeds `copy` `groups` groups of three frames each. */
+function feed(copy: Track, groups: number): void {
+  for (let g = 0; g < groups; g++) {
+    const group = copy.createGroup(g);
+    for (let f = 0; f < 3; f++) group.write(bytes("f"));
+    group.finish();
+  }
+}
+
+describe("a shared track's copy", () => {
+  it("wakes no more than the resumed track's own readers would: the shared track hears only of its end", () => {
+    const { origin, a, b } = setup();
+    origin.announce("room/cam", a, [1]);
+    origin.announce("room/cam", b, [2], 1);
+    const counted = countWakes();
+    try {
+      // The control: a resumed track on its own, fed the same, is what the copy's frames must cost.
+      const control = new Track("video", { clock: new ManualClock() });
+      new ResumeTrack({ name: "control", clock: new ManualClock() }).takeover(control);
+      const reader = new Drain(subscribe(origin).track);
+      const copy = lastCopy(a).track;
+      feed(control, 10);
+      feed(copy, 10);
+      reader.pump();
+      expect(counted.wakes.get(control)).toBeGreaterThan(0);
+      expect(counted.wakes.get(copy)).toBe(counted.wakes.get(control));
+      // The end still reaches it: the dead copy's route fails over.
+      copy.drop();
+      expect(lastCopy(b).boundary).toEqual({ group: 10, frame: 0 });
+    } finally {
+      counted.restore();
+    }
   });
 });

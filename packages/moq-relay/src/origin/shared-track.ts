@@ -1,4 +1,4 @@
-import { ResumeTrack, type Boundary, type Track } from "@handoff/moq-resume";
+import { ResumeTrack, type Boundary, type Track, type TrackTerminal } from "@handoff/moq-resume";
 import type { Clock } from "@handoff/seqlog";
 import { bestRouteAvoiding, type Route, type RouteSource, type UpstreamTrack } from "./route.js";
 
@@ -13,8 +13,11 @@ export type MoveReason =
 
 /** A track moved from one source to another (for metrics and logs). */
 export interface TrackMove {
+  /** The broadcast's path. */
   readonly path: string;
+  /** The track's name. */
   readonly track: string;
+  /** Why it moved. */
   readonly reason: MoveReason;
   /** Source id of the previous copy (undefined for the first). */
   readonly from: number | undefined;
@@ -41,9 +44,8 @@ export interface SharedHost {
 interface Copy {
   readonly upstream: UpstreamTrack;
   readonly source: RouteSource;
+  /** Stops listening for the copy's end (its groups and frames wake only the resumed track). */
   unwatch: () => void;
-  /** True once the copy produced a group: its death is a failover, not a refusal. */
-  delivered: boolean;
 }
 
 /**
@@ -162,10 +164,10 @@ export class SharedTrack {
       return boundary ?? (from === undefined ? undefined : { group: from, frame: 0 });
     });
     if (upstream === undefined) return false;
-    const copy: Copy = { upstream, source: route.source, unwatch: noop, delivered: false };
+    const copy: Copy = { upstream, source: route.source, unwatch: noop };
     this.#copy = copy;
-    copy.unwatch = upstream.track.watch(() => {
-      this.#onCopy(copy);
+    copy.unwatch = upstream.track.onEnd((terminal) => {
+      this.#onCopyEnd(copy, terminal);
     });
     if (old !== undefined) {
       old.unwatch();
@@ -179,14 +181,10 @@ export class SharedTrack {
     return true;
   }
 
-  #onCopy(copy: Copy): void {
+  #onCopyEnd(copy: Copy, terminal: TrackTerminal): void {
     if (copy !== this.#copy || this.ended) return;
-    const track = copy.upstream.track;
-    const terminal = track.terminal();
-    if (terminal === undefined) {
-      if (!copy.delivered && track.latest !== undefined) copy.delivered = true;
-      return;
-    }
+    // A copy that produced a group and then died is a failover, not a refusal.
+    const delivered = copy.upstream.track.latest !== undefined;
     switch (terminal.kind) {
       case "finished":
         this.#end(() => {
@@ -196,7 +194,7 @@ export class SharedTrack {
       case "aborted":
         // A refusal (nothing delivered) is the answer; a copy that served and then failed is a
         // dead route.
-        if (copy.delivered && this.#requesters.size > 0 && this.#failover(copy)) return;
+        if (delivered && this.#requesters.size > 0 && this.#failover(copy)) return;
         this.#end(() => {
           this.resume.abort(terminal.reason);
         });
