@@ -261,14 +261,19 @@ describe("shared tracks across route changes", () => {
 /** Counts, per track copy, the wake-ups its watchers get (every `watch` registered from now on, until `restore`). */
 function countWakes(): { readonly wakes: Map<Track, number>; restore(): void } {
   const wakes = new Map<Track, number>();
-  const watch = Track.prototype.watch;
+  const watch = Object.getOwnPropertyDescriptor(Track.prototype, "watch")?.value as (this: Track, listener: () => void) => () => void;
   const spy = vi.spyOn(Track.prototype, "watch").mockImplementation(function (this: Track, listener) {
     return watch.call(this, () => {
       wakes.set(this, (wakes.get(this) ?? 0) + 1);
       listener();
     });
   });
-  return { wakes, restore: () => spy.mockRestore() };
+  return {
+    wakes,
+    restore: () => {
+      spy.mockRestore();
+    },
+  };
 }
 
 /** Feeds `copy` `groups` groups of three frames each. */
