@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { frameBytes, Harness } from "../testing/harness.test-helpers.js";
-import { subscribeTrack, outbound } from "./serving.test-helpers.js";
+import { subscribeTrack, outbound } from "../testing/serving.test-helpers.js";
 
 describe("Serving: what a flush visits", () => {
   /** One subscription with `groups` groups of one frame each, `streams` of them opened, no credit left. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { lastCopy } from "../origin/test-source.test-helpers.js";
 import { RelayCode } from "../rules/relay-code.js";
 import { frameBytes, Harness, subscribeMsg } from "../testing/harness.test-helpers.js";
-import { serving, subscribeTrack, finishedGroup, outbound, update } from "./serving.test-helpers.js";
+import { serving, subscribeTrack, finishedGroup, outbound, update } from "../testing/serving.test-helpers.js";
 
 describe("Serving a SUBSCRIBE", () => {
   it("accepts it with a SUBSCRIBE_OK echoing the request and counts the subscription", () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { RelayCode } from "../rules/relay-code.js";
 import { InboundGroup } from "./inbound-group.js";
 import { UpstreamSubscription } from "./upstream-subscription.js";
-import { upstream, requests, handlerSub, groupBytes, receiveGroup, frames, bytes } from "./upstreams.test-helpers.js";
+import { upstream, requests, handlerSub, groupBytes, receiveGroup, frames, bytes } from "../testing/upstreams.test-helpers.js";
 
 describe("Upstreams: a copy that continues a half-delivered group", () => {
   it("skips the frames of the continued group already held and fills the rest", () => {

@@ -5,7 +5,7 @@ import { RelayCode } from "../rules/relay-code.js";
 import { Harness } from "../testing/harness.test-helpers.js";
 import { END_GRACE_MS } from "./subscription-end.js";
 import { InboundGroup } from "./inbound-group.js";
-import { atLiveEdge, upstream, requests, handlerSub, receiveGroup, frames } from "./upstreams.test-helpers.js";
+import { atLiveEdge, upstream, requests, handlerSub, receiveGroup, frames } from "../testing/upstreams.test-helpers.js";
 
 describe("Upstreams: subscribing on the peer", () => {
   it("writes a SUBSCRIBE on a new bidi stream with the path under the root, the track and the priority", () => {

@@ -2,9 +2,9 @@ import type { Boundary, Track } from "@handoff/moq-resume";
 import { LITE_04, type LiteMessage, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import type { PlaceCopy } from "../origin/route.js";
 import type { StreamId } from "@handoff/qmux";
-import { Harness, type HarnessOptions } from "../testing/harness.test-helpers.js";
-import { InboundGroup } from "./inbound-group.js";
-import type { UpstreamSubscription } from "./upstream-subscription.js";
+import { Harness, type HarnessOptions } from "./harness.test-helpers.js";
+import { InboundGroup } from "../upstream/inbound-group.js";
+import type { UpstreamSubscription } from "../upstream/upstream-subscription.js";
 
 export const atLiveEdge: PlaceCopy = () => undefined;
 

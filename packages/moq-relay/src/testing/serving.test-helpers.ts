@@ -2,8 +2,8 @@ import type { Track } from "@handoff/moq-resume";
 import { type SubscribeUpdate } from "@handoff/moq-resume/lite";
 import type { StreamId } from "@handoff/qmux";
 import { lastCopy } from "../origin/test-source.test-helpers.js";
-import type { OutboundGroup } from "./outbound-group.js";
-import { Harness, type HarnessOptions, subscribeMsg } from "../testing/harness.test-helpers.js";
+import type { OutboundGroup } from "../serve/outbound-group.js";
+import { Harness, type HarnessOptions, subscribeMsg } from "./harness.test-helpers.js";
 
 /** A harness with a publisher of `cam`, and the peer's SUBSCRIBE (fields given) on stream 0. */
 export function serving(fields: Parameters<typeof subscribeMsg>[2] = {}, options: HarnessOptions = {}) {
