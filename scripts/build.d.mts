@@ -1,7 +1,7 @@
 /** The apps, by folder under apps/. */
 export declare const apps: readonly ["broker", "relay"];
 /** The published packages, by folder under packages/, dependencies first. */
-export declare const packages: readonly ["seqlog", "mqtt-router", "qmux", "moq-resume"];
+export declare const packages: readonly ["seqlog", "mqtt-router", "qmux", "moq-resume", "moq-relay"];
 /** Builds both apps in parallel; resolves to true when both builds succeeded. */
 export declare function buildApps(): Promise<boolean>;
 /** Builds every published package (ESM + .d.ts); resolves to true when all succeeded. */

@@ -15,7 +15,7 @@ const root = fileURLToPath(new URL("../", import.meta.url));
 export const apps = /** @type {const} */ (["broker", "relay"]);
 
 /** The published packages, by folder under packages/, dependencies first. */
-export const packages = /** @type {const} */ (["seqlog", "mqtt-router", "qmux", "moq-resume"]);
+export const packages = /** @type {const} */ (["seqlog", "mqtt-router", "qmux", "moq-resume", "moq-relay"]);
 
 /** Runs tsup (with `args`) in each folder (relative to the repository root) in parallel; true when all succeeded. */
 async function tsupIn(dirs, args = []) {

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { LiteErrorCode } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { CONFIG_ENV, OVERRIDES } from "./config/options.js";
-import { RelayCode } from "./session/limits.js";
+import { RelayCode } from "@handoff/moq-relay";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 

@@ -7,7 +7,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { joinPath, normalizePath } from "@handoff/moq-resume/lite";
 import { authenticate, type AuthConfig, type AuthResult } from "./jwt.js";
-import { normalizePermissions } from "./permissions.js";
+import { normalizePermissions } from "@handoff/moq-relay";
 
 /** What the hook is told of a WebSocket session request. */
 export interface RelayAuthRequest {

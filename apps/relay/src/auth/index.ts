@@ -1,3 +1,3 @@
-/** Auth: JWT (HS256) path scopes and anonymous public paths. */
+/** Auth: JWT (HS256) path scopes, anonymous public paths, and an embedding service's own hook (the grants they give are `Permissions` of @handoff/moq-relay). */
 export { authenticate, type AuthConfig, type AuthResult } from "./jwt.js";
-export { ALLOW_ALL, DENY_ALL, allowed, overlaps, type Permissions } from "./permissions.js";
+export { authenticateWithHook, type RelayAuthHook, type RelayAuthRequest, type RelayAuthVerdict } from "./hook.js";

@@ -1,6 +1,6 @@
 import { errors, jwtVerify } from "jose";
 import { joinPath, normalizePath, stripPathPrefix } from "@handoff/moq-resume/lite";
-import { ALLOW_ALL, mergePermissions, normalizePermissions, type Permissions } from "./permissions.js";
+import { ALLOW_ALL, mergePermissions, normalizePermissions, type Permissions } from "@handoff/moq-relay";
 
 /** How the relay authenticates sessions. */
 export interface AuthConfig {

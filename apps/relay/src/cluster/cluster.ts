@@ -1,5 +1,5 @@
 import type { AttachContext } from "../connection/attach.js";
-import type { LiteSession } from "../session/lite-session.js";
+import type { LiteSession } from "@handoff/moq-relay";
 import { DEFAULT_PEER_TIMING, Peer, type PeerTiming } from "./peer.js";
 import { parsePeerUrl } from "./peer-url.js";
 

@@ -1,11 +1,9 @@
 import { connect as tcpConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { WebSocket } from "ws";
-import { ALLOW_ALL } from "../auth/permissions.js";
+import { ALLOW_ALL, type LiteSession, versionMode } from "@handoff/moq-relay";
 import { attachSession, type AttachContext, type AttachOptions } from "../connection/attach.js";
 import { bindStream, bindWebSocket, streamCarrier, webSocketCarrier } from "../connection/carriers.js";
-import type { LiteSession } from "../session/lite-session.js";
-import { versionMode } from "../session/version.js";
 import { createFraming, negotiateSubprotocol, negotiateTlsAlpn, supportedSubprotocols, TCP_MOQ_ALPNS, tlsAlpns, type QmuxVersion } from "@handoff/qmux";
 import { sniffSocket } from "../connection/stream-sniff.js";
 import type { PeerAddress } from "./peer-url.js";

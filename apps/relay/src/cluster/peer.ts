@@ -1,7 +1,6 @@
 import type { Logger } from "pino";
 import type { AttachContext } from "../connection/attach.js";
-import { RelayCode } from "../session/limits.js";
-import type { LiteSession } from "../session/lite-session.js";
+import { type LiteSession, RelayCode } from "@handoff/moq-relay";
 import { dialPeer, type Dial } from "./dial.js";
 import { redirectTarget, PeerUrlError, type PeerAddress } from "./peer-url.js";
 

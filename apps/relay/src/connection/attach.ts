@@ -1,14 +1,9 @@
 import type { Logger } from "pino";
-import type { Permissions } from "../auth/permissions.js";
+import { type ByteBudget, LiteSession, type Origin, type Permissions, RelayCode, type SessionLimits, type VersionMode } from "@handoff/moq-relay";
 import type { RelayMetrics } from "../metrics/metrics.js";
-import type { ByteBudget } from "../origin/byte-budget.js";
-import type { Origin } from "../origin/origin.js";
-import { RelayCode, type SessionLimits } from "../session/limits.js";
 import { atExpiry } from "./expiry.js";
 import { contain, guarded } from "./guard.js";
-import { LiteSession } from "../session/lite-session.js";
 import { tallyResets } from "./reset-tally.js";
-import type { VersionMode } from "../session/version.js";
 import { liteVersionName } from "@handoff/moq-resume/lite";
 import type { FramingSession } from "@handoff/qmux";
 

@@ -1,7 +1,6 @@
 import type { Socket } from "node:net";
 import type { RawData, WebSocket } from "ws";
-import { RelayCode } from "../session/limits.js";
-import type { LiteSession } from "../session/lite-session.js";
+import { type LiteSession, RelayCode } from "@handoff/moq-relay";
 import { guardOf, type Carrier } from "./attach.js";
 import { corkPerTick } from "./cork.js";
 

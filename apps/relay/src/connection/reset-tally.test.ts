@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CountingStats } from "../session/harness.test-helpers.js";
+import { CountingStats } from "@handoff/moq-relay/testing";
 import { tallyResets } from "./reset-tally.js";
 
 describe("tallyResets", () => {

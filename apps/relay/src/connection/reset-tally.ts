@@ -1,4 +1,4 @@
-import type { SessionStats } from "../session/stats.js";
+import type { SessionStats } from "@handoff/moq-relay";
 
 /**
  * A session's stats that also tally its group resets by code (`resets`), passing everything on

@@ -2,8 +2,8 @@
 // closes that connection only.
 import * as Moq from "@moq/lite";
 import { describe, expect, it, vi } from "vitest";
-import { LiteSession } from "../session/lite-session.js";
-import { Serving } from "../session/serving.js";
+import { LiteSession } from "@handoff/moq-relay";
+import { Serving } from "@handoff/moq-relay/testing";
 import { bystanderRoundTrip } from "./bystander.test-helpers.js";
 import { connect, e2eSetup, livePublisher, payload, testRelay, until, within } from "./harness.test-helpers.js";
 import { rawClient, rawSetup } from "./raw-client.test-helpers.js";

@@ -5,7 +5,7 @@ import { connect as tcpConnect } from "node:net";
 import { Track } from "@handoff/moq-resume";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import type { RouteSource } from "../origin/route.js";
+import type { RouteSource } from "@handoff/moq-relay";
 import { bystanderRoundTrip } from "./bystander.test-helpers.js";
 import { e2eSetup, testRelay, within } from "./harness.test-helpers.js";
 

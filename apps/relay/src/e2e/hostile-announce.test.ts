@@ -4,7 +4,7 @@ import { WAIT_LIMIT_MS } from "@handoff/test-kit";
 import * as Moq from "@moq/lite";
 import { LITE_02, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
-import type { RouteSource } from "../origin/route.js";
+import type { RouteSource } from "@handoff/moq-relay";
 import { bystanderRoundTrip } from "./bystander.test-helpers.js";
 import { connect, e2eSetup, testRelay, until, within } from "./harness.test-helpers.js";
 import { rawClient, rawSetup } from "./raw-client.test-helpers.js";

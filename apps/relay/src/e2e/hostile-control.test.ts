@@ -3,7 +3,7 @@
 import { LITE_04, LiteStreamReader, LiteStreamWriter, type LiteMessage } from "@handoff/moq-resume/lite";
 import { describe, expect, it } from "vitest";
 import { bystanderRoundTrip } from "./bystander.test-helpers.js";
-import type { SessionLimits } from "../session/limits.js";
+import type { SessionLimits } from "@handoff/moq-relay";
 import { e2eSetup, testRelay, until } from "./harness.test-helpers.js";
 import { rawTcpClient, type RawTcpClient } from "./raw-client.test-helpers.js";
 

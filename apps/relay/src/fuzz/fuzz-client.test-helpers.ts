@@ -1,8 +1,6 @@
 // Drives one fuzz case against a LiteSession in memory, at the transport seam: the client side
 // runs a real framing of the same kind, and every byte goes through the session's receive. Test helper.
-import { ALLOW_ALL } from "../auth/permissions.js";
-import type { Origin } from "../origin/origin.js";
-import { LiteSession } from "../session/lite-session.js";
+import { ALLOW_ALL, LiteSession, type Origin } from "@handoff/moq-relay";
 import { createFraming, type StreamId } from "@handoff/qmux";
 import type { FuzzCase } from "./arbitraries.test-helpers.js";
 import { play, type Player } from "./play.test-helpers.js";

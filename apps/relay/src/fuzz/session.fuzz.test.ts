@@ -5,7 +5,7 @@
 import { LITE_04, LiteStreamWriter } from "@handoff/moq-resume/lite";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TestPeer, testOrigin } from "../session/test-peer.test-helpers.js";
+import { testOrigin, TestPeer } from "@handoff/moq-relay/testing";
 import { fuzzCase } from "./arbitraries.test-helpers.js";
 import { runCase } from "./fuzz-client.test-helpers.js";
 

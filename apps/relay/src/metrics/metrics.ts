@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
-import type { SessionStats } from "../session/stats.js";
+import type { SessionStats } from "@handoff/moq-relay";
 
 /** The relay's Prometheus metrics, and the session stats that feed them. */
 export class RelayMetrics implements SessionStats {

@@ -1,7 +1,6 @@
 import type { Logger } from "pino";
 import type { RelayMetrics } from "../metrics/metrics.js";
-import { RelayCode } from "../session/limits.js";
-import type { LiteSession } from "../session/lite-session.js";
+import { type LiteSession, RelayCode } from "@handoff/moq-relay";
 
 /** How a drain went. */
 export interface DrainResult {

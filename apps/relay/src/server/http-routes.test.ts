@@ -2,7 +2,7 @@ import { ManualClock } from "@handoff/seqlog";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { Track } from "@handoff/moq-resume";
-import type { RouteSource } from "../origin/route.js";
+import type { RouteSource } from "@handoff/moq-relay";
 import { startRelay, type Relay } from "./relay.js";
 
 let relay: Relay | undefined;

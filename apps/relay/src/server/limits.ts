@@ -1,4 +1,4 @@
-import type { SessionLimits } from "../session/limits.js";
+import type { SessionLimits } from "@handoff/moq-relay";
 
 /** Bounds of the whole relay process (beside each session's own). */
 export interface ProcessLimits {

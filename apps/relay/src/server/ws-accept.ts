@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS, normalizePath, pathParts } from "@handoff/moq-resume/li
 import type { WebSocket, WebSocketServer } from "ws";
 import { authenticateWithHook, type RelayAuthHook } from "../auth/hook.js";
 import { authenticate, type AuthConfig } from "../auth/jwt.js";
-import { versionMode } from "../session/version.js";
+import { versionMode } from "@handoff/moq-relay";
 import { createFraming, negotiateSubprotocol } from "@handoff/qmux";
 import { attachSession, type AttachContext } from "../connection/attach.js";
 import { bindWebSocket, webSocketCarrier } from "../connection/carriers.js";

@@ -30,6 +30,8 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
   readonly #clock: Clock;
   readonly #cache: GroupCache;
   readonly #watchers = new Watchers();
+  /** Told of the end alone ({@link Track.onEnd}), after the watchers. */
+  readonly #ends = new Set<(terminal: TrackTerminal) => void>();
   #terminal: TrackTerminal | undefined;
   #latest: number | undefined;
   #list: SegmentList<Track, Group> | undefined;
@@ -240,6 +242,20 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
     return this.#watchers.add(listener);
   }
 
+  /**
+   * Registers `listener` for the end alone (finish, abort or drop): called once, with how the track
+   * ended, after the {@link watch} wake-ups of that change. A holder that only needs to know when
+   * the copy is over is not woken by every group and frame. A track that has already ended never
+   * calls it (read {@link terminal} first); returns its removal.
+   */
+  onEnd(listener: (terminal: TrackTerminal) => void): () => void {
+    if (this.#terminal !== undefined) return noop;
+    this.#ends.add(listener);
+    return () => {
+      this.#ends.delete(listener);
+    };
+  }
+
   /** Counts a reader in; returns its detach. */
   attach(_reader: FeedReader): () => void {
     this.#readers += 1;
@@ -279,5 +295,14 @@ export class Track implements SegmentSource<Group>, ReaderFeed<Track> {
     // get no more from this copy. A clean finish leaves in-flight groups to their producers.
     if (terminal.kind !== "finished") for (const group of this.#cache.groups()) group.seal();
     this.#watchers.notify();
+    // Each is told once and let go; one removed by an earlier one's call is not told.
+    for (const listener of this.#ends) {
+      this.#ends.delete(listener);
+      listener(terminal);
+    }
   }
+}
+
+function noop(): void {
+  // The removal of a listener never registered (the track had ended).
 }
