@@ -1,5 +1,5 @@
 /**
- * Flow control between publishers and the online subscribers they feed (DESIGN.md router
+ * Flow control between publishers and the online subscribers they feed (docs/INVARIANTS.md, router
  * invariant 8). When a publish leaves a subscriber's queue congested (the router's high-water
  * mark), its publisher's session waits on a {@link Hold} — it routes nothing more and its
  * acknowledgements wait — until every congested subscriber is back at the low-water mark.
