@@ -24,6 +24,24 @@ function subscribe(filter: string, packetId: number): Packet {
 
 const types = (packets: readonly Packet[]): string[] => packets.map((p) => p.type);
 
+const RESUME = { clientId: "c", cleanStart: false, properties: { sessionExpiryInterval: 300 } };
+
+/** Client c's session, offline, subscribed to `t`, with one QoS 1 message queued for it. */
+async function offlineWithQueued(): Promise<{ world: World; resume: typeof RESUME }> {
+  const world = new World();
+  const first = await world.connected("c", RESUME);
+  first.send(subscribe("t", 1));
+  await settle();
+  await world.commits.commit();
+  first.send({ type: "disconnect", reasonCode: 0, properties: {} });
+  await settle();
+  const pub = await world.connected("pub");
+  pub.send(publish("t", 5));
+  await settle();
+  await world.commits.commit();
+  return { world, resume: RESUME };
+}
+
 /** `sub` subscribed to t (committed), and `pub` connected. */
 async function subscriberAndPublisher(world: World): Promise<{ sub: Awaited<ReturnType<World["connected"]>>; pub: Awaited<ReturnType<World["connected"]>> }> {
   const sub = await world.connected("sub");
@@ -127,18 +145,7 @@ describe("client session: CONNACK", () => {
   });
 
   it("goes out before the resumed session's queue: the session is bound only after it", async () => {
-    const world = new World();
-    const resume = { clientId: "c", cleanStart: false, properties: { sessionExpiryInterval: 300 } };
-    const first = await world.connected("c", resume);
-    first.send(subscribe("t", 1));
-    await settle();
-    await world.commits.commit();
-    first.send({ type: "disconnect", reasonCode: 0, properties: {} });
-    await settle();
-    const pub = await world.connected("pub");
-    pub.send(publish("t", 5));
-    await settle();
-    await world.commits.commit();
+    const { world, resume } = await offlineWithQueued();
     world.log.length = 0;
     const again = world.client("c");
     again.send(connectPacket(5, resume));
@@ -190,18 +197,7 @@ describe("client session: CONNACK", () => {
   });
 
   it("refuses with 0x88 before applying anything while the store is not admitting: the old session and its queue stay", async () => {
-    const world = new World();
-    const resume = { clientId: "c", cleanStart: false, properties: { sessionExpiryInterval: 300 } };
-    const first = await world.connected("c", resume);
-    first.send(subscribe("t", 1));
-    await settle();
-    await world.commits.commit();
-    first.send({ type: "disconnect", reasonCode: 0, properties: {} });
-    await settle();
-    const pub = await world.connected("pub");
-    pub.send(publish("t", 5));
-    await settle();
-    await world.commits.commit();
+    const { world, resume } = await offlineWithQueued();
     world.commits.admitting = false;
     const refused = world.client("c");
     refused.send(connectPacket(5, { ...resume, cleanStart: true }));
