@@ -291,7 +291,7 @@ export function runCluster(steps: readonly Step[], floor: typeof trimFloor = tri
           if (compareIds(n.position, replayTarget(settling.base)) < 0) continue;
           const entries = stream.filter((e) => compareIds(e.id, settling.base.cursor) > 0 && compareIds(e.id, n.position) <= 0);
           const seen = new OriginsSeen();
-          const owed = owedEntries(settling.base, entries, n.unread, (origin) => seen.fresh(origin));
+          const owed = owedEntries(settling.base, n.position, entries, n.unread, (origin) => seen.fresh(origin));
           n.pending.push({ client, token: settling.token, ops: [...owed.map((e) => ({ k: "queue" as const, client, gen: settling.gen, msg: e.msg })), { k: "settled", client }] });
           n.settling.delete(client);
           n.sessions.set(client, { token: settling.token, gen: settling.gen });

@@ -120,6 +120,9 @@ export function startClusterRouting(options: ClusterRoutingOptions): ClusterRout
           for (const id of outcome.congested) (congested ??= new Set()).add(id);
         }
       }
+      // Own appends the stream was trimmed past before this reader came are passed too.
+      const last = entries.at(-1);
+      if (last !== undefined) store.appends.passedThrough(last.id);
       // Read no further while a subscriber routed into here is above its high-water mark.
       return congested === undefined ? undefined : options.holdFor([...congested])?.released;
     },

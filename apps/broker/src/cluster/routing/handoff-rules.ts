@@ -46,16 +46,20 @@ export interface OwedCandidate {
 
 /**
  * The entries a moved session is owed besides its stored queue, in order: of `entries` (the
- * stream after `base.cursor` up to where this node's reader stands, message entries only) each
- * first copy, then `unread`: this node's own appends its reader has not passed (they were routed
- * here before the session was; since a crash, those of the node's earlier runs after its cursor).
- * Both leave out the base node's own appends up to `base.tip`: they are in the stored queue
- * already. An unread append whose id is not known yet was committed after every claim this node
- * has heard of, so after `base.tip`.
+ * stream after `base.cursor` up to `position`, where this node's reader stands, message entries
+ * only) each first copy, then `unread`: this node's own appends its reader has not passed (they
+ * were routed here before the session was; since a crash, those of the node's earlier runs after
+ * its cursor). Both leave out the base node's own appends up to `base.tip`: they are in the stored
+ * queue already. An unread append whose id is not known yet was committed after every claim this
+ * node has heard of, so after `base.tip`; one whose id is at or before `position` is passed, read
+ * or not: the stream was trimmed past it before this node's reader came (a node paused past its
+ * timeout loses its cursor's hold on the trim), so every node routed it long ago, when the session
+ * may not have existed yet.
  */
-export function owedEntries<E extends OwedCandidate, U extends OwedCandidate>(base: RouteBase, entries: readonly E[], unread: readonly U[], fresh: (origin: OriginTag) => boolean): (E | U)[] {
+export function owedEntries<E extends OwedCandidate, U extends OwedCandidate>(base: RouteBase, position: string, entries: readonly E[], unread: readonly U[], fresh: (origin: OriginTag) => boolean): (E | U)[] {
   const held = (e: OwedCandidate): boolean => e.origin.node === base.node && e.id !== undefined && compareIds(e.id, base.tip) <= 0;
-  return [...entries.filter((e) => fresh(e.origin) && !held(e)), ...unread.filter((u) => !held(u))];
+  const passed = (u: OwedCandidate): boolean => u.id !== undefined && compareIds(u.id, position) <= 0;
+  return [...entries.filter((e) => fresh(e.origin) && !held(e)), ...unread.filter((u) => !held(u) && !passed(u))];
 }
 
 /** True when `a` was appended before `b` by the same node (earlier incarnation, or earlier in one). */

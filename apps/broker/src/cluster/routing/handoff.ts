@@ -72,7 +72,7 @@ export function settleMovedSession(deps: HandoffDeps): SettleMoved {
       // routed into the session here, what it appended before is in the replay. A dead node's
       // shared-group copies decided from here on are this node's (its reader routes them).
       if (orphan?.heir === true) deps.groups.takeCopiesOf(routeBase.node);
-      const replayed = replayInto(stored, owedItems(deps.store, routeBase, entries, orphan?.heir === true ? { stored, claimed: orphan.claimed } : undefined), deps.now());
+      const replayed = replayInto(stored, owedItems(deps.store, routeBase, position, entries, orphan?.heir === true ? { stored, claimed: orphan.claimed } : undefined), deps.now());
       for (const d of replayed.added) deps.store.deliveryQueued(clientId, d.seq, d.delivery);
       deps.store.routeBaseSettled(clientId);
       install(replayed.snapshot);
@@ -128,7 +128,7 @@ async function caughtUp(deps: HandoffDeps): Promise<void> {
 // The messages the session is owed besides its stored queue (see the module doc); for a dead
 // node's session, with the copies of its shared groups decided for that node and not yet handed
 // to another of its adopted sessions.
-function owedItems(store: RedisStore, base: RouteBase, entries: readonly RouteEntry[], orphan: { readonly stored: SessionSnapshot; readonly claimed: Set<string> } | undefined): ReplayItem[] {
+function owedItems(store: RedisStore, base: RouteBase, position: string, entries: readonly RouteEntry[], orphan: { readonly stored: SessionSnapshot; readonly claimed: Set<string> } | undefined): ReplayItem[] {
   const memberOf = orphan === undefined ? undefined : sessionShareKeys(orphan.stored);
   const item = (origin: OriginTag, message: Message, shares: ShareDecisions): ReplayItem => {
     if (memberOf === undefined || orphan === undefined || memberOf.size === 0) return { message };
@@ -145,5 +145,5 @@ function owedItems(store: RedisStore, base: RouteBase, entries: readonly RouteEn
   const seen = new OriginsSeen();
   const messages = entries.flatMap((e) => (e.kind === "message" ? [e] : []));
   const unread = store.appends.unread().map((u) => ({ origin: u.tag, id: u.id, message: u.message, shares: u.shares }));
-  return owedEntries(base, messages, unread, (origin) => seen.fresh(origin)).map((e) => item(e.origin, e.message, e.shares));
+  return owedEntries(base, position, messages, unread, (origin) => seen.fresh(origin)).map((e) => item(e.origin, e.message, e.shares));
 }

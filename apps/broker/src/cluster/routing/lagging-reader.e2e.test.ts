@@ -1,9 +1,11 @@
-// A session made by a CONNECT never gets a message the cluster accepted before that CONNECT, even
-// from a node whose routes reader lags (found by the cluster fault suite: a reader held up by a
+// A session never gets a message the cluster accepted before the CONNECT that made it, even from a
+// node whose routes reader lags (found by the cluster fault suite, twice: a reader held up by a
 // node kill routed, 200 ms late, a message acknowledged 25 ms before a clean session's CONNECT
-// into that session once it had subscribed: a stray). The test chooses the interleaving against a
-// real redis-server: node A's reader waits on a gate while C accepts a message; A's loadSession
-// for a new client then runs, and only after it the gate opens.
+// into that session once it had subscribed; and a node paused past its timeout, whose cursor the
+// survivors forgot so the stream was trimmed past its own last append before its reader came,
+// replayed that append, never passed, into a session that moved to it). Each test chooses the
+// interleaving against a real redis-server, with node A's reader waiting on a gate.
+import type { SessionSnapshot } from "@handoff/mqtt-router";
 import { describe, expect, it } from "vitest";
 import { message, sub } from "../../storage/store.test-helpers.js";
 import { ClusterKeys } from "../keys.js";
@@ -33,6 +35,7 @@ function gatedReader(): { readonly wrap: (connection: NodeConnection) => NodeCon
 }
 
 const texts = (sink: ReturnType<typeof displaceableSink>): string[] => sink.sent.map((p) => new TextDecoder().decode(p.payload));
+const decoded = (stored: SessionSnapshot | undefined): string[] => (stored?.deliveries ?? []).map((d) => new TextDecoder().decode(d.delivery.message.payload));
 
 describe.skipIf(!hasRedis)("a node whose routes reader lags", () => {
   it("makes the CONNECT's session only once its reader has routed what the cluster accepted before it", async () => {
@@ -69,5 +72,36 @@ describe.skipIf(!hasRedis)("a node whose routes reader lags", () => {
     await everyNodeAtTip(query, keys);
     await a.store.flush();
     expect(texts(sink)).toEqual(["accepted after"]);
+  });
+
+  it("does not replay into a session moving to it its own append that the stream was trimmed past before its reader came", async () => {
+    const gate = gatedReader();
+    const a = await startNode("a", { reader: gate.wrap });
+    const c = await startNode("c");
+    const query = await redis.connect();
+    // A accepts "own" while its reader waits; C then accepts "later" and the stream is trimmed
+    // past "own", as the survivors' housekeeping does once they forgot a paused node's cursor.
+    a.router.publish(message("feed", "own"));
+    await a.store.flush();
+    c.router.publish(message("other", "later"));
+    await c.store.flush();
+    const [later] = await query.xrevrange(keys.routes, "+", "-", "COUNT", 1);
+    if (later === undefined) throw new Error("no entry");
+    await query.xtrim(keys.routes, "MINID", later[0]);
+    // The session is made on C after both, subscribed to what "own" was published on.
+    const s = c.router.connect({ clientId: "s", cleanStart: true, sessionExpiryInterval: 3600, receiveMaximum: 10, protocolVersion: 5, sink: displaceableSink() });
+    c.router.bind("s", s.generation);
+    c.router.subscribe("s", s.generation, [sub("feed")]);
+    c.router.disconnect("s", s.generation, { publishWill: false });
+    c.router.publish(message("feed", "for s"));
+    await c.store.flush();
+    gate.open();
+    await everyNodeAtTip(query, keys);
+
+    await a.routing.loadSession(a.router, "s");
+    await a.store.flush();
+    const taken = await c.store.takeSession("s", () => undefined);
+    if (taken.current) throw new Error("c held the session");
+    expect(decoded(taken.stored)).toEqual(["for s"]);
   });
 });

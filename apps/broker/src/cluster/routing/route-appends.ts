@@ -10,7 +10,7 @@ import type { ClusterKeys } from "../keys.js";
 import { entryFields, shareChangeFields, shareField, type OriginTag, type ShareChange } from "./route-entry.js";
 import { appendedBefore } from "./handoff-rules.js";
 import { readRange } from "./route-reader.js";
-import { STREAM_START } from "./stream-id.js";
+import { compareIds, STREAM_START } from "./stream-id.js";
 
 /** An append of this node its reader has not passed yet: a session moving here is owed it. */
 export interface UnreadAppend {
@@ -92,6 +92,12 @@ export class RouteAppends {
     const unread = this.#unread;
     const at = { node: this.#node, incarnation, counter };
     while (this.#head < unread.length && appendedBefore(unread[this.#head]?.tag ?? at, at)) this.#head += 1;
+    this.#compact();
+  }
+
+  // Amortised O(1) per entry: the array is cut only once most of it is passed.
+  #compact(): void {
+    const unread = this.#unread;
     if (this.#head === unread.length) {
       this.#unread = [];
       this.#head = 0;
@@ -99,6 +105,20 @@ export class RouteAppends {
       this.#unread = unread.slice(this.#head);
       this.#head = 0;
     }
+  }
+
+  /**
+   * This node's reader stands at `id`: the appends committed at or before it are passed, read or
+   * not (entries the stream was trimmed past before the reader came are never read).
+   */
+  passedThrough(id: string): void {
+    const unread = this.#unread;
+    while (this.#head < unread.length) {
+      const appended = unread[this.#head]?.id;
+      if (appended === undefined || compareIds(appended, id) > 0) break;
+      this.#head += 1;
+    }
+    this.#compact();
   }
 
   /** The messages appended that the reader has not passed yet, in order, with their origin tags, shared-group decisions and ids where known. */
