@@ -35,6 +35,11 @@ export interface RouteSource {
 export interface UpstreamTrack {
   /** The copy the peer fills. */
   readonly track: Track;
+  /**
+   * The first group the peer said it sends (lite-05+ SUBSCRIBE_START), once it said so; undefined
+   * before, and on versions without it.
+   */
+  readonly startedAt?: number | undefined;
   /** Ends the subscription (the last downstream reader left, or the track moved away). */
   cancel(): void;
   /**

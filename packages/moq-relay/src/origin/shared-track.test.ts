@@ -40,6 +40,31 @@ describe("shared tracks across route changes", () => {
     expect(moves.map((m) => m.reason)).toEqual(["first", "failover"]);
   });
 
+  it("fails over a copy that died before delivering anything at the group its peer said it starts at, not at the live edge", () => {
+    const { origin, a, b, moves } = setup();
+    origin.announce("room/cam", a, [1]);
+    origin.announce("room/cam", b, [2], 1);
+    const reader = new Drain(subscribe(origin).track);
+    // A's SUBSCRIBE_START named group 3; its session dies before group 3 reaches the relay.
+    lastCopy(a).startedAt = 3;
+    lastCopy(a).track.drop();
+    expect(moves.map((m) => m.reason)).toEqual(["first", "failover"]);
+    expect(lastCopy(b).boundary).toEqual({ group: 3, frame: 0 });
+    lastCopy(b).track.createGroup(3).finish();
+    lastCopy(b).track.createGroup(4).finish();
+    reader.pump();
+    expect(reader.handed).toEqual([3, 4]);
+  });
+
+  it("fails over a first copy asked from an explicit start that died before delivering at that start", () => {
+    const { origin, a, b } = setup();
+    origin.announce("room/cam", a, [1]);
+    origin.announce("room/cam", b, [2], 1);
+    expect(origin.subscribe("room/cam", "video", 0, undefined, 5).ok).toBe(true);
+    lastCopy(a).track.drop();
+    expect(lastCopy(b).boundary).toEqual({ group: 5, frame: 0 });
+  });
+
   it("asks the first copy for the first reader's explicit start (a sibling resuming a track)", () => {
     const { origin, a } = setup();
     origin.announce("room/cam", a, [1]);

@@ -44,6 +44,8 @@ export interface SharedHost {
 interface Copy {
   readonly upstream: UpstreamTrack;
   readonly source: RouteSource;
+  /** The group it was asked to start at (undefined: the live edge). */
+  readonly asked: number | undefined;
   /** Stops listening for the copy's end (its groups and frames wake only the resumed track). */
   unwatch: () => void;
 }
@@ -158,13 +160,15 @@ export class SharedTrack {
   #moveTo(route: Route, reason: MoveReason, from?: number): boolean {
     const old = this.#copy;
     let boundary: Boundary | undefined;
+    let placed: Boundary | undefined;
     const upstream = route.source.subscribeUpstream(this.path, this.name, this.priority, (track) => {
       boundary = this.resume.takeover(track).boundary;
       // The first copy's segment is unbounded; its upstream still starts where the reader asked.
-      return boundary ?? (from === undefined ? undefined : { group: from, frame: 0 });
+      placed = boundary ?? (from === undefined ? undefined : { group: from, frame: 0 });
+      return placed;
     });
     if (upstream === undefined) return false;
-    const copy: Copy = { upstream, source: route.source, unwatch: noop };
+    const copy: Copy = { upstream, source: route.source, asked: placed?.group, unwatch: noop };
     this.#copy = copy;
     copy.unwatch = upstream.track.onEnd((terminal) => {
       this.#onCopyEnd(copy, terminal);
@@ -215,7 +219,11 @@ export class SharedTrack {
 
   #failover(dead: Copy): boolean {
     const route = this.#best(this.#host.routes(this.path), dead.source);
-    return route !== undefined && this.#moveTo(route, "failover");
+    // A copy that delivered nothing leaves no boundary: the next one starts where that one was to
+    // start (the group its SUBSCRIBE_START named, else where it was asked), not at the live edge,
+    // which may be past groups produced while the readers waited for them (resume invariant 2).
+    const from = dead.upstream.track.latest === undefined ? (dead.upstream.startedAt ?? dead.asked) : undefined;
+    return route !== undefined && this.#moveTo(route, "failover", from);
   }
 
   #end(finish: () => void): void {

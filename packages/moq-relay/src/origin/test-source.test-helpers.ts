@@ -14,6 +14,8 @@ export interface FakeCopy {
   readonly boundary: Boundary | undefined;
   cancelled: boolean;
   capped: number | undefined;
+  /** What the copy's peer said it starts at (SUBSCRIBE_START), set by the test. */
+  startedAt: number | undefined;
 }
 
 /** A route source that records its upstream subscriptions and can refuse them. */
@@ -43,10 +45,13 @@ export function fakeSource(id: number): FakeSource {
       if (source.refuse) return undefined;
       source.asked.push(`${path}:${name}`);
       const track = new Track(name, { clock: new ManualClock() });
-      const copy: FakeCopy = { path, track, boundary: place(track), cancelled: false, capped: undefined };
+      const copy: FakeCopy = { path, track, boundary: place(track), cancelled: false, capped: undefined, startedAt: undefined };
       source.copies.push(copy);
       return {
         track,
+        get startedAt() {
+          return copy.startedAt;
+        },
         cancel: () => {
           copy.cancelled = true;
           track.finish();

@@ -26,6 +26,11 @@ export class SubscriptionEnd {
     this.#start ??= group;
   }
 
+  /** The first group of the range (SUBSCRIBE_START), once the publisher said it. */
+  get start(): number | undefined {
+    return this.#start;
+  }
+
   /** SUBSCRIBE_END: one past the last group (0: none). */
   declared(end: number): void {
     this.#end = end;

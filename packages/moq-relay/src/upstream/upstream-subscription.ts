@@ -43,6 +43,11 @@ export class UpstreamSubscription {
     return this.#reader.buffered;
   }
 
+  /** The first group the publisher said it sends (lite-05+ SUBSCRIBE_START), once it said so. */
+  get startedAt(): number | undefined {
+    return this.#end.start;
+  }
+
   /** True once the last reader left and we ended the subscription. */
   get cancelled(): boolean {
     return this.#cancelled;

@@ -206,6 +206,15 @@ describe("Upstreams: a lite-05 publisher's SUBSCRIBE_END", () => {
       ...values.map((v): LiteMessage => ({ type: "frame", payload: Uint8Array.of(v), timestamp: v })),
     ]);
 
+  it("tells the origin the group its SUBSCRIBE_START names (where a failover starts if the copy delivered nothing)", () => {
+    const u = upstream({ version: LITE_05 });
+    const sub = handlerSub(u.h, u.stream);
+    expect(u.up.startedAt).toBeUndefined();
+    u.h.receiveUpstream(u.stream, sub, u.writer.encodeAll([{ type: "subscribe_start", group: 7 }]), false);
+    expect(u.up.startedAt).toBe(7);
+    expect(u.up.track.latest).toBeUndefined();
+  });
+
   it("keeps the copy open after the FIN while a group below the end is still arriving, and finishes once it is in", () => {
     const { h, up, stream, writer, replies, sub } = ended(0, 2);
     receiveGroup(h, 2, group05(writer, 0, [1, 2]));

@@ -88,6 +88,9 @@ export class Upstreams {
     };
     const upstream: UpstreamTrack = {
       track: sub.track,
+      get startedAt() {
+        return sub.startedAt;
+      },
       cancel,
       cap: (last) => {
         // A publisher that ended the subscription already said where it stops.
