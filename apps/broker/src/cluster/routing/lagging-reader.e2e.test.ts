@@ -10,22 +10,28 @@ import { describe, expect, it } from "vitest";
 import { message, sub } from "../../storage/store.test-helpers.js";
 import { ClusterKeys } from "../keys.js";
 import { everyNodeAtTip, hasRedis, useRedis } from "../redis.test-helpers.js";
-import { displaceableSink, routingNodes, type NodeConnection } from "./routing-nodes.test-helpers.js";
+import type { Redis } from "ioredis";
+import { displaceableSink, routingNodes, type NodeConnection, type RoutingNode } from "./routing-nodes.test-helpers.js";
 
 const redis = useRedis();
 const keys = new ClusterKeys("lag:");
 const startNode = routingNodes(redis, keys);
 
-/** A reader connection whose blocking reads wait until `open` is called. */
-function gatedReader(): { readonly wrap: (connection: NodeConnection) => NodeConnection; readonly open: () => void } {
+/** A reader connection whose blocking reads wait while the gate is shut (it starts shut unless told). */
+function gatedReader(shut = true): { readonly wrap: (connection: NodeConnection) => NodeConnection; readonly open: () => void; readonly shut: () => void } {
   let open = (): void => undefined;
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
+  let gate = Promise.resolve();
+  const close = (): void => {
+    gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+  };
+  if (shut) close();
   return {
     open: () => {
       open();
     },
+    shut: close,
     wrap: (connection) => {
       const read = connection.xreadBuffer.bind(connection);
       connection.xreadBuffer = ((...args: Parameters<typeof read>) => gate.then(() => read(...args))) as typeof connection.xreadBuffer;
@@ -37,6 +43,40 @@ function gatedReader(): { readonly wrap: (connection: NodeConnection) => NodeCon
 const texts = (sink: ReturnType<typeof displaceableSink>): string[] => sink.sent.map((p) => new TextDecoder().decode(p.payload));
 const decoded = (stored: SessionSnapshot | undefined): string[] => (stored?.deliveries ?? []).map((d) => new TextDecoder().decode(d.delivery.message.payload));
 
+/**
+ * Node A's loadSession and clean CONNECT for `clientId` while A's reader waits behind `gate` (C
+ * has accepted a message before); the gate opens once the load is done or waits for the reader.
+ * C then accepts "accepted after". Resolves with what the new session got.
+ */
+async function connectWhileLagging(gate: ReturnType<typeof gatedReader>, a: RoutingNode, c: RoutingNode, query: Redis, clientId: string): Promise<string[]> {
+  // The claim and the tip's read take a round trip each; twenty more on another connection
+  // leave a load that does not wait for the reader finished. One that waits is still waiting.
+  const load = { done: false };
+  const loading = a.routing.loadSession(a.router, clientId).then(() => {
+    load.done = true;
+  });
+  for (let i = 0; i < 20 && !load.done; i++) await query.ping();
+  const sink = displaceableSink();
+  const subscribe = async (): Promise<void> => {
+    const s = a.router.connect({ clientId, cleanStart: true, sessionExpiryInterval: 0, receiveMaximum: 10, protocolVersion: 5, sink });
+    a.router.bind(clientId, s.generation);
+    a.router.subscribe(clientId, s.generation, [sub("feed")]);
+    await a.store.flush();
+  };
+  // A load that did not wait: the session subscribes before the reader goes on (the stray's
+  // interleaving). One that waits: the reader goes on first, then the session is made.
+  const early = load.done;
+  if (early) await subscribe();
+  gate.open();
+  await loading;
+  if (!early) await subscribe();
+  c.router.publish(message("feed", "accepted after"));
+  await c.store.flush();
+  await everyNodeAtTip(query, keys);
+  await a.store.flush();
+  return texts(sink);
+}
+
 describe.skipIf(!hasRedis)("a node whose routes reader lags", () => {
   it("makes the CONNECT's session only once its reader has routed what the cluster accepted before it", async () => {
     const gate = gatedReader();
@@ -46,32 +86,7 @@ describe.skipIf(!hasRedis)("a node whose routes reader lags", () => {
     c.router.publish(message("feed", "accepted before the CONNECT"));
     await c.store.flush();
 
-    // The claim and the tip's read take a round trip each; twenty more on another connection
-    // leave a load that does not wait for the reader finished. One that waits is still waiting.
-    const load = { done: false };
-    const loading = a.routing.loadSession(a.router, "fresh").then(() => {
-      load.done = true;
-    });
-    for (let i = 0; i < 20 && !load.done; i++) await query.ping();
-    const sink = displaceableSink();
-    const subscribe = async (): Promise<void> => {
-      const s = a.router.connect({ clientId: "fresh", cleanStart: true, sessionExpiryInterval: 0, receiveMaximum: 10, protocolVersion: 5, sink });
-      a.router.bind("fresh", s.generation);
-      a.router.subscribe("fresh", s.generation, [sub("feed")]);
-      await a.store.flush();
-    };
-    // A load that did not wait: the session subscribes before the reader goes on (the stray's
-    // interleaving). One that waits: the reader goes on first, then the session is made.
-    const early = load.done;
-    if (early) await subscribe();
-    gate.open();
-    await loading;
-    if (!early) await subscribe();
-    c.router.publish(message("feed", "accepted after"));
-    await c.store.flush();
-    await everyNodeAtTip(query, keys);
-    await a.store.flush();
-    expect(texts(sink)).toEqual(["accepted after"]);
+    expect(await connectWhileLagging(gate, a, c, query, "fresh")).toEqual(["accepted after"]);
   });
 
   it("does not replay into a session moving to it its own append that the stream was trimmed past before its reader came", async () => {
@@ -103,5 +118,22 @@ describe.skipIf(!hasRedis)("a node whose routes reader lags", () => {
     const taken = await c.store.takeSession("s", () => undefined);
     if (taken.current) throw new Error("c held the session");
     expect(decoded(taken.stored)).toEqual(["for s"]);
+  });
+
+  it("resumes or restarts a session it holds only once its reader has routed what the cluster accepted before the CONNECT", async () => {
+    const gate = gatedReader(false);
+    const a = await startNode("a", { reader: gate.wrap });
+    const c = await startNode("c");
+    const query = await redis.connect();
+    // A claims "held" first: its next CONNECT finds the token current.
+    await a.routing.loadSession(a.router, "held");
+    // Shut the gate; the read already out returns with "tick", and the next one waits.
+    gate.shut();
+    c.router.publish(message("other", "tick"));
+    await c.store.flush();
+    await everyNodeAtTip(query, keys);
+    c.router.publish(message("feed", "accepted before the CONNECT"));
+    await c.store.flush();
+    expect(await connectWhileLagging(gate, a, c, query, "held")).toEqual(["accepted after"]);
   });
 });
