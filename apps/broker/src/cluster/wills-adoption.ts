@@ -67,18 +67,11 @@ export async function electHeir(redis: Redis, keys: ClusterKeys, deadNode: strin
 export async function adoptSessionsOf(deadNode: string, redis: Redis, keys: ClusterKeys, store: OrphanSource, router: Pick<Router, "forget" | "restore">, settle: SettleMoved = atOnce, uninstalled?: UninstalledClaims): Promise<string[]> {
   const adopted: string[] = [];
   let orphan: OrphanShares | undefined;
+  // Asked once, when the first session is taken: the heir's election is a Redis round trip.
+  const shares = async (): Promise<OrphanShares> => (orphan ??= { claimed: new Set<string>(), heir: await electHeir(redis, keys, deadNode, store.nodeId) });
   for (const { clientId, token } of await sessionsOwnedBy(redis, keys, deadNode)) {
-    const taken = await store.takeOrphan(clientId, token);
-    if (taken.lost || taken.stored === undefined) continue;
-    orphan ??= { claimed: new Set<string>(), heir: await electHeir(redis, keys, deadNode, store.nodeId) };
-    try {
-      await settle(clientId, taken.stored, taken.routeBase, restoreAsStopped(router, clientId), orphan);
-    } catch (err) {
-      // Claimed here, no longer the dead node's: the next survey would not list it again.
-      uninstalled?.left(clientId, store);
-      throw err;
-    }
-    adopted.push(clientId);
+    // Claimed here, it is no longer the dead node's: the next survey would not list it again.
+    if (await takeAsStopped(clientId, token, { store, router, settle, uninstalled }, shares)) adopted.push(clientId);
   }
   return adopted;
 }
@@ -94,20 +87,33 @@ export async function installUninstalled(uninstalled: UninstalledClaims, store: 
   for (const [clientId, token] of uninstalled.entries()) {
     await uninstalled.exclusive(clientId, async () => {
       if (uninstalled.tokenOf(clientId) !== token) return; // a connect here installed it meanwhile
-      const taken = await store.takeOrphan(clientId, token);
-      if (taken.lost || taken.stored === undefined) {
-        uninstalled.delete(clientId);
-        return;
-      }
-      try {
-        await settle(clientId, taken.stored, taken.routeBase, restoreAsStopped(router, clientId));
-      } catch (err) {
-        uninstalled.left(clientId, store);
-        throw err;
-      }
+      const taken = await takeAsStopped(clientId, token, { store, router, settle, uninstalled });
       uninstalled.delete(clientId);
-      installed.push(clientId);
+      if (taken) installed.push(clientId);
     });
   }
   return installed;
+}
+
+/**
+ * Claims `clientId` for this node while `token` is still the owner's and restores it as stopped
+ * after the replay its route base owes it; false when another node holds it now or nothing is
+ * stored. An install that fails after the claim is left to `uninstalled` (the error goes on).
+ */
+async function takeAsStopped(
+  clientId: string,
+  token: string,
+  { store, router, settle, uninstalled }: { readonly store: OrphanSource; readonly router: Pick<Router, "forget" | "restore">; readonly settle: SettleMoved; readonly uninstalled: UninstalledClaims | undefined },
+  shares?: () => Promise<OrphanShares>,
+): Promise<boolean> {
+  const taken = await store.takeOrphan(clientId, token);
+  if (taken.lost || taken.stored === undefined) return false;
+  const orphan = await shares?.();
+  try {
+    await settle(clientId, taken.stored, taken.routeBase, restoreAsStopped(router, clientId), orphan);
+  } catch (err) {
+    uninstalled?.left(clientId, store);
+    throw err;
+  }
+  return true;
 }
